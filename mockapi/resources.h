@@ -1,0 +1,54 @@
+/* The kinds nodelet-mockapi serves and how each behaves (kube-apiserver's
+ * per-kind "strategy": scope, create-on-update, status subresource, schema,
+ * validation, selectable fields). One static table; see resources.c. */
+#ifndef MOCK_RESOURCES_H
+#define MOCK_RESOURCES_H
+
+#include <json-c/json.h>
+#include <nodelet/status.h>
+
+struct mock_schema;
+struct mock_ferrs;
+
+typedef enum {
+	MOCK_KIND_NAMESPACE,
+	MOCK_KIND_NODE,
+	MOCK_KIND_CONFIGMAP,
+	MOCK_KIND_EVENT,
+	MOCK_KIND_LEASE,
+	MOCK_KIND_COUNT
+} mock_kind;
+
+typedef struct mock_resource {
+	mock_kind id;
+	const char *group;       /* "" for core */
+	const char *version;     /* "v1" */
+	const char *api_version; /* "v1" or "coordination.k8s.io/v1" */
+	const char *plural;      /* "leases" */
+	const char *singular;    /* "lease" */
+	const char *kind;        /* "Lease" */
+	const char *list_kind;   /* "LeaseList" */
+	int namespaced;
+	const char *const *short_names; /* NULL-terminated, may be NULL */
+	int create_on_update;        /* PUT of a missing object creates it (Lease) */
+	int unconditional_update;    /* PUT without resourceVersion allowed */
+	int has_status;              /* serves <plural>/status */
+	const char *const *selectable_fields; /* field selector names beyond metadata.name/namespace */
+	const struct mock_schema *schema;
+	/* Strategy hooks; any may be NULL. */
+	/* Fill defaults on create (e.g. Namespace status.phase = Active). */
+	void (*prepare_create)(json_object *obj);
+	/* Validate obj (already decoded); old is NULL on create. */
+	void (*validate)(struct mock_ferrs *errs, json_object *obj, json_object *old);
+} mock_resource;
+
+/* {group, plural} for Status messages ("leases.coordination.k8s.io"). */
+nl_gr mock_resource_gr(const mock_resource *r);
+
+/* Look up by URL parts; NULL when not served. */
+const mock_resource *mock_resource_find(const char *group, const char *version, const char *plural);
+/* Look up by apiVersion and kind as found in a manifest; NULL when not served. */
+const mock_resource *mock_resource_by_kind(const char *api_version, const char *kind);
+const mock_resource *mock_resource_get(mock_kind id);
+
+#endif

@@ -1,0 +1,102 @@
+/* The in-memory object store.
+ *
+ * Each object is kept as its serialized JSON (so GET and LIST copy bytes and
+ * never re-serialize) plus the few fields it is indexed by: key, uid,
+ * resourceVersion, labels and selectable fields. One global resourceVersion
+ * counter orders every write across kinds, as etcd's revision does.
+ *
+ * Concurrency: one writer-preferring rwlock over the whole store. Reads copy
+ * bytes under the read lock; a write holds the write lock only for its own
+ * check-and-swap, so a read never waits behind more than one write. See
+ * docs/decisions/0002-store.md. */
+#ifndef MOCK_STORE_H
+#define MOCK_STORE_H
+
+#include <json-c/json.h>
+#include <nodelet/buf.h>
+#include <nodelet/selector.h>
+#include <nodelet/status.h>
+#include <stdint.h>
+
+#include "resources.h"
+
+typedef struct mock_store mock_store;
+
+/* Clock for creationTimestamp; microseconds since the epoch. */
+typedef int64_t (*mock_now_fn)(void *payload);
+
+/* A new empty store (no namespaces). now NULL means the wall clock. */
+int mock_store_new(mock_store **out, mock_now_fn now, void *now_payload);
+void mock_store_free(mock_store *s);
+
+/* The current global resourceVersion (the last one assigned). */
+uint64_t mock_store_rv(mock_store *s);
+/* Number of objects of one kind (all namespaces). */
+size_t mock_store_count(mock_store *s, const mock_resource *r);
+
+/* Copy the object's JSON (with kind and apiVersion) into *out (caller
+ * frees). 0, or NL_ENOTFOUND with a 404 Status in *st (caller frees). */
+int mock_store_get(mock_store *s, const mock_resource *r, const char *ns, const char *name,
+		   char **out, size_t *len_out, nl_status **st);
+
+typedef struct {
+	const char *ns;                   /* NULL: all namespaces (or cluster-scoped) */
+	const nl_label_selector *labels;  /* NULL: everything */
+	const nl_field_selector *fields;  /* NULL: everything */
+	size_t limit;                     /* 0: no limit */
+	const char *continue_token;       /* from a previous page, or NULL */
+	const char *resource_version;     /* list RV semantics; NULL/"" = latest */
+} mock_list_opts;
+
+/* Append a complete <Kind>List JSON document to out: metadata.resourceVersion
+ * (and continue / remainingItemCount when limited), items in key order
+ * without kind/apiVersion. Errors (a bad continue token: 400; a
+ * resourceVersion newer than the store: 504) come back as a Status in *st. */
+int mock_store_list(mock_store *s, const mock_resource *r, const mock_list_opts *o, nl_buf *out,
+		    nl_status **st);
+
+/* Write hook, called under the write lock once the store has found the
+ * current object and checked existence, preconditions and resourceVersion.
+ * obj is the object about to be stored (mutable: the hook may reset fields,
+ * e.g. Node status on a main-resource update); old is the stored object
+ * (borrowed, NULL when creating). Return NULL to proceed or a Status to
+ * refuse the write (the store takes ownership and returns it). */
+typedef nl_status *(*mock_write_hook)(json_object *obj, json_object *old, void *payload);
+
+typedef enum {
+	MOCK_WRITE_CREATE, /* POST: 409 AlreadyExists when present */
+	MOCK_WRITE_UPDATE, /* PUT: the resource's create-on-update / unconditional rules */
+} mock_write_op;
+
+/* Store obj (decoded; borrowed, modified in place with the server-set
+ * metadata) as ns/name. On create: 404 when the namespace does not exist,
+ * then the hook, then 409 AlreadyExists. On update: 404 (or create when the
+ * kind allows create-on-update), uid precondition 409, missing
+ * resourceVersion 422 (unless unconditional updates are allowed), stale
+ * resourceVersion 409, then the hook. Server-set: uid (UUID v4) and
+ * creationTimestamp on create (kept from the stored object on update),
+ * resourceVersion always. On success *out receives the stored JSON (caller
+ * frees) and *created whether the object was created (may be NULL). */
+int mock_store_write(mock_store *s, const mock_resource *r, mock_write_op op, json_object *obj,
+		     mock_write_hook hook, void *payload, char **out, size_t *len_out, int *created,
+		     nl_status **st);
+
+/* Delete ns/name if the optional preconditions (uid, resourceVersion; NULL =
+ * none) hold: 404 / 409 as kube-apiserver. Deleting a namespace also deletes
+ * every object in it. On success *out gets the deleted object's JSON as last
+ * stored (caller frees; may be NULL). */
+int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, const char *name,
+		      const char *pre_uid, const char *pre_rv, char **out, size_t *len_out,
+		      nl_status **st);
+
+/* Delete every object the list options select (limit/continue ignored) and
+ * append a <Kind>List of what was deleted to out. */
+int mock_store_delete_collection(mock_store *s, const mock_resource *r, const mock_list_opts *o,
+				 nl_buf *out, nl_status **st);
+
+/* Parse the current object into *out (new reference) for callers that need
+ * the tree (fixtures, tests). NL_ENOTFOUND when absent. */
+int mock_store_get_object(mock_store *s, const mock_resource *r, const char *ns, const char *name,
+			  json_object **out);
+
+#endif
