@@ -10,19 +10,19 @@
 
 typedef enum {
 	NL_OK = 0,
-	NL_ERROR = -1,      /* generic failure */
-	NL_ENOMEM = -2,     /* allocation failed */
-	NL_EINVAL = -3,     /* bad argument from the caller */
-	NL_EPARSE = -4,     /* input is not valid JSON/YAML/time/selector */
-	NL_EIO = -5,        /* file could not be read or written */
-	NL_ETOOBIG = -6,    /* input exceeds an explicit size limit */
-	NL_ENOTFOUND = -7,  /* object or file does not exist */
-	NL_ECONFLICT = -8,  /* resourceVersion or precondition mismatch */
-	NL_EEXISTS = -9,    /* object already exists */
-	NL_EINVALID = -10,  /* object failed validation (HTTP 422) */
-	NL_EGONE = -11,     /* resourceVersion too old (HTTP 410) */
+	NL_ERROR = -1,        /* generic failure */
+	NL_ENOMEM = -2,       /* allocation failed */
+	NL_EINVAL = -3,       /* bad argument from the caller */
+	NL_EPARSE = -4,       /* input is not valid JSON/YAML/time/selector */
+	NL_EIO = -5,          /* file could not be read or written */
+	NL_ETOOBIG = -6,      /* input exceeds an explicit size limit */
+	NL_ENOTFOUND = -7,    /* object or file does not exist */
+	NL_ECONFLICT = -8,    /* resourceVersion or precondition mismatch */
+	NL_EEXISTS = -9,      /* object already exists */
+	NL_EINVALID = -10,    /* object failed validation (HTTP 422) */
+	NL_EGONE = -11,       /* resourceVersion too old (HTTP 410) */
 	NL_EBADREQUEST = -12, /* request is malformed (HTTP 400) */
-	NL_ETIMEOUT = -13,  /* server or client timeout */
+	NL_ETIMEOUT = -13,    /* server or client timeout */
 } nl_error_code;
 
 /* A human-readable name for a code; never NULL, static storage. */
@@ -37,7 +37,6 @@ typedef struct {
 
 /* Set err (if not NULL) to code and a printf-style message; returns code so
  * call sites can write `return nl_err_set(err, NL_EPARSE, "...")`. */
-int nl_err_set(nl_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int nl_err_set(nl_err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -24,7 +24,8 @@ json_object *nl_meta_labels(json_object *obj);
 /* The "metadata" object, created empty when missing. Borrowed; NULL only when
  * obj is not an object or allocation fails. */
 json_object *nl_meta_ensure(json_object *obj);
-/* Set (copying value) or, with value NULL, delete metadata.<key>. 0 or NL_ENOMEM. */
+/* Set (copying value) or, with value NULL, delete metadata.<key>. 0, NL_ENOMEM,
+ * or NL_EINVAL when obj is not an object. Deleting never creates metadata. */
 int nl_meta_set_string(json_object *obj, const char *key, const char *value);
 
 /* Parse a resourceVersion: a decimal uint64 without sign or leading '+'.

@@ -52,13 +52,14 @@ typedef struct {
 nl_status *nl_status_new(int code, const char *reason, const char *message);
 /* A printf-style variant of nl_status_new. */
 nl_status *nl_status_newf(int code, const char *reason, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void nl_status_free(nl_status *st);
 
-/* Setters copy their arguments; NULL leaves the field unset. They set
- * has_details. Return 0 or NL_ENOMEM. */
+/* Setters copy their arguments; NULL leaves that field as it was (so details
+ * can be filled in several calls), "" stores an empty value that encodes as
+ * omitted. They set has_details. Return 0 or NL_ENOMEM (st unchanged). */
 int nl_status_set_details(nl_status *st, const char *name, const char *group, const char *kind,
-			  const char *uid);
+                          const char *uid);
 int nl_status_add_cause(nl_status *st, const char *reason, const char *message, const char *field);
 
 /* Encode in kube-apiserver's key order (kind, apiVersion, metadata, status,
@@ -94,7 +95,8 @@ nl_status *nl_status_invalid(const char *kind, const char *group, const char *na
 int nl_status_finish_invalid(nl_status *st);
 /* 400 reason BadRequest with message. */
 nl_status *nl_status_bad_request(const char *message);
-/* 405 MethodNotAllowed "the server does not allow this method on the requested resource". */
+/* 405 MethodNotAllowed "the server does not allow this method on the requested resource",
+ * details {} (NewGenericServerResponse, as go-restful's 405 goes through it). */
 nl_status *nl_status_method_not_allowed(void);
 /* 404 for an unknown path: "the server could not find the requested resource", details {}. */
 nl_status *nl_status_unknown_path(void);
@@ -104,7 +106,8 @@ nl_status *nl_status_too_large(size_t limit);
 nl_status *nl_status_expired(const char *requested_rv, unsigned long long oldest_rv);
 /* 500 InternalError "Internal error occurred: <msg>", details.causes [{message}]. */
 nl_status *nl_status_internal(const char *msg);
-/* 504 Timeout "Too large resource version: <req>, current: <cur>", details.causes
+/* 504 Timeout "Timeout: Too large resource version: <req>, current: <cur>" (the
+ * "Timeout: " prefix comes from apierrors.NewTimeoutError), details.causes
  * [{reason: ResourceVersionTooLarge, message: "Too large resource version"}],
  * retryAfterSeconds 1, as the apiserver's storage layer sends it. */
 nl_status *nl_status_too_large_rv(unsigned long long requested, unsigned long long current);
