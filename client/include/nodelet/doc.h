@@ -16,14 +16,24 @@
 
 /* Largest file nl_doc_load_file reads (fixtures, kubeconfigs). */
 #define NL_DOC_MAX_FILE (64u * 1024u * 1024u)
+/* Deepest nesting of sequences and mappings (alias and merge expansion
+ * included) a document may have; deeper is NL_EPARSE. Keeps every recursive
+ * walk, json-c's included, far from the stack limit. */
+#define NL_DOC_MAX_DEPTH 1000
+/* Most YAML nodes one call may produce, counting every alias expansion; more
+ * is NL_ETOOBIG ("billion laughs"). go-yaml's own limit on the share of a
+ * document that comes from aliases applies too, also as NL_ETOOBIG. */
+#define NL_DOC_MAX_NODES 1000000u
 
 /* Parse buf into *out: a new json array of documents (caller frees with
  * json_object_put). NL_EPARSE with "line L, column C: problem" in err when the
  * input is not valid YAML/JSON. On error *out is untouched. `name` labels
  * error messages (a file name or "<input>"). */
 int nl_doc_parse(json_object **out, const char *buf, size_t len, const char *name, nl_err *err);
-/* Same as nl_doc_parse but without List flattening and without skipping:
- * exactly one document expected; NL_EPARSE if there are none or several. */
+/* Like nl_doc_parse but without List flattening: *out is the one document
+ * itself (caller frees). Empty (null) documents are ignored as by
+ * nl_doc_parse, so "a: 1\n---\n" is one document; NL_EPARSE if no non-empty
+ * document or more than one remains. */
 int nl_doc_parse_one(json_object **out, const char *buf, size_t len, const char *name, nl_err *err);
 /* Read a whole file (NL_EIO with strerror in err) and nl_doc_parse it. */
 int nl_doc_load_file(json_object **out, const char *path, nl_err *err);

@@ -2,7 +2,10 @@
  * (k8s.io/apimachinery/pkg/labels and pkg/fields).
  *
  * Label: comma-separated requirements: `k`, `!k`, `k=v`, `k==v`, `k!=v`,
- * `k in (a,b)`, `k notin (a,b)`. Field: `f=v`, `f==v`, `f!=v`, comma-joined.
+ * `k in (a,b)`, `k notin (a,b)`, and apimachinery's integer `k>n`, `k<n`;
+ * `!=` and `notin` match objects without the key. Field: `f=v`, `f==v`,
+ * `f!=v`, comma-joined; in values `\,`, `\=` and `\\` escape, a bare `,` or
+ * `=` is an error; a missing field compares as "".
  * Parsed selectors are owned by the caller and freed with the _free function
  * (NULL accepted). An empty or NULL string parses to a selector matching
  * everything. */
@@ -32,7 +35,7 @@ int nl_field_selector_matches(const nl_field_selector *sel, nl_field_getter get,
 /* Each field name the selector uses, for the server to refuse unsupported ones:
  * calls fn for each; stops and returns fn's first non-zero result. */
 int nl_field_selector_each_field(const nl_field_selector *sel,
-				 int (*fn)(const char *field, void *payload), void *payload);
+                                 int (*fn)(const char *field, void *payload), void *payload);
 /* If the selector requires field == value (an `=`/`==` term), return that
  * value (borrowed), else NULL. Lets a server narrow a scan to one name. */
 const char *nl_field_selector_exact(const nl_field_selector *sel, const char *field);
