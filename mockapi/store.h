@@ -25,9 +25,29 @@ typedef struct mock_store mock_store;
 /* Clock for creationTimestamp; microseconds since the epoch. */
 typedef int64_t (*mock_now_fn)(void *payload);
 
-/* A new empty store (no namespaces). now NULL means the wall clock. */
+/* A new empty store (no namespaces). now NULL means the wall clock.
+ * Namespaces are the objects stored under the resource whose id is
+ * MOCK_KIND_NAMESPACE: a namespaced create needs its namespace there. */
 int mock_store_new(mock_store **out, mock_now_fn now, void *now_payload);
 void mock_store_free(mock_store *s);
+
+typedef enum {
+	MOCK_STORE_ADDED,
+	MOCK_STORE_MODIFIED,
+	MOCK_STORE_DELETED,
+} mock_store_event;
+
+/* Called under the write lock for every committed change, including the
+ * objects a namespace deletion removes, so a watch hub sees each change once
+ * and in resourceVersion order. json is the object as stored (kind and
+ * apiVersion first; for DELETED the last state carrying the deletion
+ * resourceVersion), old_json the previous state (NULL when ADDED). Both are
+ * borrowed for the call. It must not call back into the store. */
+typedef void (*mock_store_observer)(const mock_resource *r, mock_store_event ev, const char *json,
+                                    size_t len, const char *old_json, size_t old_len, uint64_t rv,
+                                    void *payload);
+/* Install the observer (fn NULL removes it). */
+void mock_store_set_observer(mock_store *s, mock_store_observer fn, void *payload);
 
 /* The current global resourceVersion (the last one assigned). */
 uint64_t mock_store_rv(mock_store *s);
@@ -37,23 +57,27 @@ size_t mock_store_count(mock_store *s, const mock_resource *r);
 /* Copy the object's JSON (with kind and apiVersion) into *out (caller
  * frees). 0, or NL_ENOTFOUND with a 404 Status in *st (caller frees). */
 int mock_store_get(mock_store *s, const mock_resource *r, const char *ns, const char *name,
-		   char **out, size_t *len_out, nl_status **st);
+                   char **out, size_t *len_out, nl_status **st);
 
 typedef struct {
-	const char *ns;                   /* NULL: all namespaces (or cluster-scoped) */
-	const nl_label_selector *labels;  /* NULL: everything */
-	const nl_field_selector *fields;  /* NULL: everything */
-	size_t limit;                     /* 0: no limit */
-	const char *continue_token;       /* from a previous page, or NULL */
-	const char *resource_version;     /* list RV semantics; NULL/"" = latest */
+	const char *ns;                  /* NULL: all namespaces (or cluster-scoped) */
+	const nl_label_selector *labels; /* NULL: everything */
+	const nl_field_selector *fields; /* NULL: everything */
+	size_t limit;                    /* 0: no limit */
+	const char *continue_token;      /* from a previous page, or NULL */
+	const char *resource_version;    /* list RV semantics; NULL/"" = latest */
 } mock_list_opts;
 
 /* Append a complete <Kind>List JSON document to out: metadata.resourceVersion
  * (and continue / remainingItemCount when limited), items in key order
- * without kind/apiVersion. Errors (a bad continue token: 400; a
- * resourceVersion newer than the store: 504) come back as a Status in *st. */
+ * without kind/apiVersion. Continue tokens are the apiserver's (base64url of
+ * {"v","rv","start"}); later pages report the token's resourceVersion. With
+ * resourceVersion "0" the limit is ignored, as the watch cache does. Errors
+ * come back as a Status in *st: a field selector on an unsupported field,
+ * a bad continue token or resourceVersion: 400; a resourceVersion newer
+ * than the store: 504. On error out is left as it was. */
 int mock_store_list(mock_store *s, const mock_resource *r, const mock_list_opts *o, nl_buf *out,
-		    nl_status **st);
+                    nl_status **st);
 
 /* Write hook, called under the write lock once the store has found the
  * current object and checked existence, preconditions and resourceVersion.
@@ -69,34 +93,41 @@ typedef enum {
 } mock_write_op;
 
 /* Store obj (decoded; borrowed, modified in place with the server-set
- * metadata) as ns/name. On create: 404 when the namespace does not exist,
- * then the hook, then 409 AlreadyExists. On update: 404 (or create when the
- * kind allows create-on-update), uid precondition 409, missing
- * resourceVersion 422 (unless unconditional updates are allowed), stale
- * resourceVersion 409, then the hook. Server-set: uid (UUID v4) and
- * creationTimestamp on create (kept from the stored object on update),
- * resourceVersion always. On success *out receives the stored JSON (caller
- * frees) and *created whether the object was created (may be NULL). */
+ * metadata) as metadata.namespace/metadata.name. Checks in kube-apiserver's
+ * order. On create: 404 when the namespace does not exist, the hook, 500
+ * for a numeric non-zero resourceVersion in the body, 409 AlreadyExists. On
+ * update: 409 when the body's uid differs from the stored one (also when
+ * the object is gone), 404 (or create when the kind allows create-on-update,
+ * then 404 for a missing namespace), 500 for an unparsable resourceVersion,
+ * missing resourceVersion 422 (unless unconditional updates are allowed),
+ * stale resourceVersion 409, then the hook. Server-set: uid (UUID v4) and
+ * creationTimestamp on create (kept from the stored object on update, as is
+ * generation), kind and apiVersion from r, resourceVersion always; selfLink
+ * is dropped. On success *out receives the stored JSON (caller frees; out
+ * may be NULL) and *created whether the object was created (may be NULL). */
 int mock_store_write(mock_store *s, const mock_resource *r, mock_write_op op, json_object *obj,
-		     mock_write_hook hook, void *payload, char **out, size_t *len_out, int *created,
-		     nl_status **st);
+                     mock_write_hook hook, void *payload, char **out, size_t *len_out, int *created,
+                     nl_status **st);
 
 /* Delete ns/name if the optional preconditions (uid, resourceVersion; NULL =
- * none) hold: 404 / 409 as kube-apiserver. Deleting a namespace also deletes
- * every object in it. On success *out gets the deleted object's JSON as last
- * stored (caller frees; may be NULL). */
+ * none) hold: 404 / 409 as kube-apiserver. The deletion takes the next
+ * resourceVersion. Deleting a namespace first deletes every object in it,
+ * at once (no Terminating phase), each with its own resourceVersion. On
+ * success *out gets the deleted object's last state with the deletion
+ * resourceVersion (caller frees; out may be NULL). */
 int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, const char *name,
-		      const char *pre_uid, const char *pre_rv, char **out, size_t *len_out,
-		      nl_status **st);
+                      const char *pre_uid, const char *pre_rv, char **out, size_t *len_out,
+                      nl_status **st);
 
-/* Delete every object the list options select (limit/continue ignored) and
- * append a <Kind>List of what was deleted to out. */
+/* Delete every object the list options select (limit, continue and
+ * resourceVersion ignored) and append a <Kind>List of what was deleted to
+ * out, each item with its deletion resourceVersion. */
 int mock_store_delete_collection(mock_store *s, const mock_resource *r, const mock_list_opts *o,
-				 nl_buf *out, nl_status **st);
+                                 nl_buf *out, nl_status **st);
 
 /* Parse the current object into *out (new reference) for callers that need
  * the tree (fixtures, tests). NL_ENOTFOUND when absent. */
 int mock_store_get_object(mock_store *s, const mock_resource *r, const char *ns, const char *name,
-			  json_object **out);
+                          json_object **out);
 
 #endif
