@@ -30,14 +30,18 @@ typedef struct mock_resource {
 	const char *list_kind;   /* "LeaseList" */
 	int namespaced;
 	const char *const *short_names; /* NULL-terminated, may be NULL */
-	int create_on_update;        /* PUT of a missing object creates it (Lease) */
-	int unconditional_update;    /* PUT without resourceVersion allowed */
-	int has_status;              /* serves <plural>/status */
-	const char *const *selectable_fields; /* field selector names beyond metadata.name/namespace */
+	int create_on_update;           /* PUT of a missing object creates it (Lease) */
+	int unconditional_update;       /* PUT without resourceVersion allowed */
+	int has_status;                 /* serves <plural>/status */
+	/* field selector names beyond metadata.name/namespace; NULL-terminated */
+	const char *const *selectable_fields;
 	const struct mock_schema *schema;
 	/* Strategy hooks; any may be NULL. */
 	/* Fill defaults on create (e.g. Namespace status.phase = Active). */
 	void (*prepare_create)(json_object *obj);
+	/* Reset fields a plain update may not change, from the stored object
+	 * (e.g. Namespace spec.finalizers and status). */
+	void (*prepare_update)(json_object *obj, json_object *old);
 	/* Validate obj (already decoded); old is NULL on create. */
 	void (*validate)(struct mock_ferrs *errs, json_object *obj, json_object *old);
 } mock_resource;

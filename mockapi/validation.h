@@ -32,7 +32,7 @@ void mock_ferrs_free(mock_ferrs *e);
 void mock_ferr_invalid(mock_ferrs *e, const char *field, json_object *value, const char *detail);
 /* Same with a raw, already formatted value text (e.g. "0x0"). */
 void mock_ferr_invalid_raw(mock_ferrs *e, const char *field, const char *value_text,
-			   const char *detail);
+                           const char *detail);
 /* `Required value` or `Required value: <detail>`. */
 void mock_ferr_required(mock_ferrs *e, const char *field, const char *detail);
 /* `Forbidden: <detail>`. */
@@ -41,7 +41,7 @@ void mock_ferr_forbidden(mock_ferrs *e, const char *field, const char *detail);
 void mock_ferr_too_long(mock_ferrs *e, const char *field, size_t max);
 /* `Unsupported value: "v": supported values: "a", "b"`. */
 void mock_ferr_not_supported(mock_ferrs *e, const char *field, json_object *value,
-			     const char *const *supported);
+                             const char *const *supported);
 /* `Duplicate value: "v"`. */
 void mock_ferr_duplicate(mock_ferrs *e, const char *field, json_object *value);
 
@@ -50,7 +50,7 @@ void mock_ferr_duplicate(mock_ferrs *e, const char *field, json_object *value);
  * because the apiserver sometimes reports the resource ("leases") instead of
  * the Kind. Caller frees. */
 nl_status *mock_ferrs_to_status(const mock_ferrs *e, const char *kind, const char *group,
-				const char *name);
+                                const char *name);
 
 /* ObjectMeta rules shared by all kinds: name (required unless generateName,
  * DNS-1123 subdomain or, for namespaces, label), namespace required for
@@ -59,7 +59,15 @@ nl_status *mock_ferrs_to_status(const mock_ferrs *e, const char *kind, const cha
  * not change is enforced by the store, not here. */
 void mock_validate_object_meta(mock_ferrs *e, const mock_resource *r, json_object *obj);
 
-/* Per-kind validators, referenced from the resource table. */
+/* Everything kube-apiserver checks before storing obj (old NULL on create),
+ * in its order: ObjectMeta, then r->validate; for Events the kind's own rules
+ * first and the metadata only when those pass, as the generic registry does
+ * for kinds that do not validate their ObjectMeta themselves. */
+void mock_validate_object(mock_ferrs *e, const mock_resource *r, json_object *obj,
+                          json_object *old);
+
+/* Per-kind validators, referenced from the resource table. They leave
+ * ObjectMeta to mock_validate_object_meta. */
 void mock_validate_namespace(mock_ferrs *e, json_object *obj, json_object *old);
 void mock_validate_node(mock_ferrs *e, json_object *obj, json_object *old);
 void mock_validate_configmap(mock_ferrs *e, json_object *obj, json_object *old);
