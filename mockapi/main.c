@@ -1,1 +1,7 @@
-/* placeholder until implemented */
+/* nodelet-mockapi: a thin main over the mockapi library. */
+#include "mockapi.h"
+
+int main(int argc, char **argv)
+{
+	return mock_main(argc, argv);
+}

@@ -1,1 +1,219 @@
-/* placeholder until implemented */
+/* Path parsing and verb dispatch: the one place that knows the URL layout
+ * of the Kubernetes API (/api/v1/..., /apis/<group>/<version>/...). */
+#include "router.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers.h"
+#include "internal.h"
+#include "log.h"
+
+#define MAX_SEGMENTS 10
+
+/* Split path on '/' into at most MAX_SEGMENTS segments (pointers into buf).
+ * Returns -1 on too many segments or an empty segment inside the path. */
+static int split_path(char *buf, char *seg[MAX_SEGMENTS])
+{
+	int n = 0;
+	char *p = buf;
+	if (*p == '/')
+		p++;
+	size_t len = strlen(p);
+	if (len > 0 && p[len - 1] == '/')
+		p[len - 1] = '\0'; /* a trailing slash names the same thing */
+	if (*p == '\0')
+		return 0;
+	while (p) {
+		if (n == MAX_SEGMENTS)
+			return -1;
+		char *slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		if (*p == '\0')
+			return -1;
+		seg[n++] = p;
+		p = slash ? slash + 1 : NULL;
+	}
+	return n;
+}
+
+static int copy_part(char *dst, size_t dstlen, const char *src)
+{
+	size_t n = strlen(src);
+	if (n == 0 || n >= dstlen)
+		return -1;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+/* After the group/version prefix: [namespaces/<ns>/]<plural>[/<name>[/<sub>]]. */
+static mock_route route_resource(const char *group, const char *version, char **seg, int n)
+{
+	mock_route rt;
+	memset(&rt, 0, sizeof(rt));
+	int i = 0;
+
+	/* "namespaces/<ns>/<plural>..." is a namespaced path, but
+	 * "namespaces" and "namespaces/<name>" name the Namespace kind itself. */
+	if (n >= 3 && strcmp(seg[0], "namespaces") == 0 && group[0] == '\0' &&
+	    mock_resource_find(group, version, seg[2]) &&
+	    mock_resource_find(group, version, seg[2])->namespaced) {
+		if (copy_part(rt.ns, sizeof(rt.ns), seg[1]) != 0)
+			rt.bad_name = 1;
+		i = 2;
+	} else if (n >= 3 && strcmp(seg[0], "namespaces") == 0 && group[0] != '\0') {
+		if (copy_part(rt.ns, sizeof(rt.ns), seg[1]) != 0)
+			rt.bad_name = 1;
+		i = 2;
+	}
+	if (i >= n)
+		return rt;
+	const mock_resource *r = mock_resource_find(group, version, seg[i]);
+	if (!r)
+		return rt;
+	/* A namespace in the path only makes sense for namespaced kinds; a
+	 * cluster-scoped kind under /namespaces/x/ does not exist. */
+	if (rt.ns[0] && !r->namespaced)
+		return rt;
+	rt.res = r;
+	int rest = n - i - 1;
+	if (rest == 0) {
+		rt.type = MOCK_ROUTE_COLLECTION;
+		return rt;
+	}
+	/* A namespaced object needs its namespace in the path. */
+	if (r->namespaced && !rt.ns[0])
+		return (mock_route){.type = MOCK_ROUTE_NONE};
+	if (copy_part(rt.name, sizeof(rt.name), seg[i + 1]) != 0)
+		rt.bad_name = 1;
+	if (rest == 1) {
+		rt.type = MOCK_ROUTE_OBJECT;
+		return rt;
+	}
+	if (rest == 2 && strcmp(seg[i + 2], "status") == 0 && r->has_status) {
+		strcpy(rt.subresource, "status");
+		rt.type = MOCK_ROUTE_OBJECT;
+		return rt;
+	}
+	return (mock_route){.type = MOCK_ROUTE_NONE};
+}
+
+mock_route mock_route_parse(const char *path)
+{
+	mock_route none;
+	memset(&none, 0, sizeof(none));
+	char buf[2048];
+	char *seg[MAX_SEGMENTS];
+
+	if (!path || strlen(path) >= sizeof(buf))
+		return none;
+	strcpy(buf, path);
+	int n = split_path(buf, seg);
+	if (n < 0)
+		return none;
+	if (n >= 3 && strcmp(seg[0], "api") == 0)
+		return route_resource("", seg[1], seg + 2, n - 2);
+	if (n >= 4 && strcmp(seg[0], "apis") == 0)
+		return route_resource(seg[1], seg[2], seg + 3, n - 3);
+	return none;
+}
+
+/* The one list of what is served, used by dispatch and by discovery. */
+int mock_route_allows(const mock_resource *r, const char *verb, int subresource)
+{
+	if (subresource)
+		return strcmp(verb, "get") == 0 || strcmp(verb, "update") == 0;
+	if (r->id == MOCK_KIND_NAMESPACE)
+		return strcmp(verb, "get") == 0 || strcmp(verb, "list") == 0 ||
+		       strcmp(verb, "create") == 0 || strcmp(verb, "delete") == 0;
+	return strcmp(verb, "create") == 0 || strcmp(verb, "delete") == 0 ||
+	       strcmp(verb, "deletecollection") == 0 || strcmp(verb, "get") == 0 ||
+	       strcmp(verb, "list") == 0 || strcmp(verb, "update") == 0;
+}
+
+/* Kubernetes audit verb for a method on a route, or NULL for none. */
+static const char *request_verb(const mock_route *rt, const char *method)
+{
+	static const struct {
+		const char *method;
+		const char *collection;
+		const char *object;
+	} map[] = {
+	    {"GET", "list", "get"},
+	    {"POST", "create", NULL},
+	    {"PUT", NULL, "update"},
+	    {"PATCH", NULL, "patch"},
+	    {"DELETE", "deletecollection", "delete"},
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(map[i].method, method) == 0)
+			return rt->type == MOCK_ROUTE_COLLECTION ? map[i].collection
+			                                         : map[i].object;
+	return NULL;
+}
+
+static void dispatch(mock_api *api, const mock_route *rt, const mock_request *req,
+                     mock_response *resp)
+{
+	const char *verb = request_verb(rt, req->method);
+	/* The all-namespaces path of a namespaced kind only lists. */
+	int all_ns = rt->type == MOCK_ROUTE_COLLECTION && rt->res->namespaced && !rt->ns[0];
+	if (!verb || (all_ns && strcmp(verb, "list") != 0) ||
+	    !mock_route_allows(rt->res, verb, rt->subresource[0] != '\0')) {
+		mock_response_status(resp, nl_status_method_not_allowed());
+		return;
+	}
+	if (strcmp(verb, "list") == 0)
+		mock_handle_list(api, rt, req, resp);
+	else if (strcmp(verb, "create") == 0)
+		mock_handle_create(api, rt, req, resp);
+	else if (strcmp(verb, "deletecollection") == 0)
+		mock_handle_delete_collection(api, rt, req, resp);
+	else if (strcmp(verb, "get") == 0)
+		mock_handle_get(api, rt, req, resp);
+	else if (strcmp(verb, "update") == 0)
+		mock_handle_update(api, rt, req, resp);
+	else
+		mock_handle_delete(api, rt, req, resp);
+}
+
+void mock_api_handle(mock_api *api, const mock_request *req, mock_response *resp)
+{
+	if (req->body_too_large) {
+		mock_response_status(resp, nl_status_too_large(api->opts->max_body));
+		return;
+	}
+	if (mock_handle_discovery(api, req, resp))
+		return;
+	mock_route rt = mock_route_parse(req->path);
+	if (rt.type == MOCK_ROUTE_NONE) {
+		mock_response_status(resp, nl_status_unknown_path());
+		return;
+	}
+	if (rt.bad_name) {
+		mock_response_status(resp, nl_status_bad_request("name or namespace in the URL is "
+		                                                 "empty or longer than 253 "
+		                                                 "characters"));
+		return;
+	}
+	dispatch(api, &rt, req, resp);
+}
+
+int mock_route_path(char *out, size_t outlen, const mock_resource *r, const char *ns,
+                    const char *name)
+{
+	int n;
+	char prefix[160];
+	if (r->group[0])
+		snprintf(prefix, sizeof(prefix), "/apis/%s/%s", r->group, r->version);
+	else
+		snprintf(prefix, sizeof(prefix), "/api/%s", r->version);
+	if (r->namespaced && ns && *ns)
+		n = snprintf(out, outlen, "%s/namespaces/%s/%s%s%s", prefix, ns, r->plural,
+		             name ? "/" : "", name ? name : "");
+	else
+		n = snprintf(out, outlen, "%s/%s%s%s", prefix, r->plural, name ? "/" : "",
+		             name ? name : "");
+	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}

@@ -20,17 +20,17 @@ const char *nl_test_fixture(const char *relpath);
 json_object *nl_test_json(const char *text);
 
 /* JSON equality irrespective of key order (json-c's json_object_equal). */
-#define NL_ASSERT_JSON_EQ(actual_obj, expected_text)                                           \
-	do {                                                                                   \
-		json_object *nl__exp = json_tokener_parse(expected_text);                      \
-		CU_ASSERT_PTR_NOT_NULL_FATAL(nl__exp);                                         \
-		int nl__eq = json_object_equal((actual_obj), nl__exp);                         \
-		if (!nl__eq)                                                                   \
-			fprintf(stderr, "\n  expected: %s\n  actual:   %s\n", (expected_text),   \
-				json_object_to_json_string_ext((actual_obj),                   \
-							       JSON_C_TO_STRING_PLAIN));        \
-		CU_ASSERT_TRUE(nl__eq);                                                        \
-		json_object_put(nl__exp);                                                      \
+#define NL_ASSERT_JSON_EQ(actual_obj, expected_text)                                               \
+	do {                                                                                       \
+		json_object *nl__exp = json_tokener_parse(expected_text);                          \
+		CU_ASSERT_PTR_NOT_NULL_FATAL(nl__exp);                                             \
+		int nl__eq = json_object_equal((actual_obj), nl__exp);                             \
+		if (!nl__eq)                                                                       \
+			fprintf(                                                                   \
+			    stderr, "\n  expected: %s\n  actual:   %s\n", (expected_text),         \
+			    json_object_to_json_string_ext((actual_obj), JSON_C_TO_STRING_PLAIN)); \
+		CU_ASSERT_TRUE(nl__eq);                                                            \
+		json_object_put(nl__exp);                                                          \
 	} while (0)
 
 #endif

@@ -1,0 +1,14 @@
+#!/bin/sh
+# Install what nodelet needs to build and test on Debian 12 (run as root).
+# Kept in one place so the README's commands and CI install the same thing.
+set -e
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps.sh: run as root (apt-get)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends \
+	build-essential autoconf automake libtool pkg-config ca-certificates curl \
+	libmicrohttpd-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev libcunit1-dev \
+	valgrind cppcheck clang-format

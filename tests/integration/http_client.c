@@ -1,0 +1,128 @@
+#include "http_client.h"
+
+#include <CUnit/CUnit.h>
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct {
+	char *data;
+	size_t len;
+} sink;
+
+static size_t on_body(char *p, size_t size, size_t n, void *userdata)
+{
+	sink *s = userdata;
+	size_t add = size * n;
+	char *grown = realloc(s->data, s->len + add + 1);
+	if (!grown)
+		return 0;
+	memcpy(grown + s->len, p, add);
+	s->data = grown;
+	s->len += add;
+	s->data[s->len] = '\0';
+	return add;
+}
+
+static void header_value(char *dst, size_t dstlen, const char *line, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	if (n <= k + 1 || strncasecmp(line, name, k) != 0 || line[k] != ':')
+		return;
+	const char *v = line + k + 1;
+	while (*v == ' ')
+		v++;
+	size_t vl = (size_t)(line + n - v);
+	while (vl > 0 && (v[vl - 1] == '\r' || v[vl - 1] == '\n'))
+		vl--;
+	if (vl >= dstlen)
+		vl = dstlen - 1;
+	memcpy(dst, v, vl);
+	dst[vl] = '\0';
+}
+
+static size_t on_header(char *line, size_t size, size_t n, void *userdata)
+{
+	nl_http_resp *r = userdata;
+	header_value(r->content_type, sizeof(r->content_type), line, size * n, "Content-Type");
+	header_value(r->warning, sizeof(r->warning), line, size * n, "Warning");
+	header_value(r->retry_after, sizeof(r->retry_after), line, size * n, "Retry-After");
+	return size * n;
+}
+
+int nl_http(nl_http_resp *out, const char *base, const char *method, const char *path,
+            const char *body, const char *content_type)
+{
+	char url[4096], ct[160];
+	sink s = {NULL, 0};
+	struct curl_slist *hdrs = NULL;
+	CURL *c = curl_easy_init();
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return -1;
+	snprintf(url, sizeof(url), "%s%s", base, path);
+	snprintf(ct, sizeof(ct), "Content-Type: %s",
+	         content_type ? content_type : "application/json");
+	hdrs = curl_slist_append(hdrs, ct);
+	hdrs = curl_slist_append(hdrs, "Accept: application/json");
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	if (body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	}
+	CURLcode rc = curl_easy_perform(c);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->code);
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(c);
+	out->body = s.data ? s.data : strdup("");
+	out->len = s.len;
+	return rc == CURLE_OK ? 0 : -1;
+}
+
+void nl_http_resp_free(nl_http_resp *r)
+{
+	free(r->body);
+	r->body = NULL;
+}
+
+char *nl_http_escape(const char *s)
+{
+	char *e = curl_easy_escape(NULL, s, 0);
+	char *copy = e ? strdup(e) : NULL;
+	curl_free(e);
+	return copy;
+}
+
+json_object *nl_http_json(const nl_http_resp *r)
+{
+	return r->body ? json_tokener_parse(r->body) : NULL;
+}
+
+mock_server *nl_test_server_start(const char **fixtures, size_t n)
+{
+	mock_options o;
+	mock_server *s = NULL;
+	nl_err err = {0};
+	mock_options_init(&o);
+	o.port = 0;
+	o.fixtures = fixtures;
+	o.nfixtures = n;
+	if (mock_server_new(&s, &o, &err) != 0 || mock_server_start(s, &err) != 0) {
+		fprintf(stderr, "server start failed: %s\n", err.msg);
+		mock_server_free(s);
+		CU_FAIL_FATAL("cannot start nodelet-mockapi in-process");
+		return NULL;
+	}
+	return s;
+}

@@ -1,0 +1,35 @@
+/* A tiny libcurl wrapper for integration tests: one request, the whole
+ * answer in memory. */
+#ifndef NL_TEST_HTTP_CLIENT_H
+#define NL_TEST_HTTP_CLIENT_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+#include "mockapi.h"
+
+typedef struct {
+	long code;
+	char *body; /* NUL-terminated, owned */
+	size_t len;
+	char content_type[128];
+	char warning[512];
+	char retry_after[32];
+} nl_http_resp;
+
+/* method/path relative to base ("http://127.0.0.1:PORT"); body may be NULL.
+ * content_type NULL means application/json. Returns 0 or -1 on transport
+ * failure. Free with nl_http_resp_free. */
+int nl_http(nl_http_resp *out, const char *base, const char *method, const char *path,
+            const char *body, const char *content_type);
+void nl_http_resp_free(nl_http_resp *r);
+/* Percent-encode a query value (caller frees). */
+char *nl_http_escape(const char *s);
+/* Parse the response body as JSON (new reference or NULL). */
+json_object *nl_http_json(const nl_http_resp *r);
+
+/* Start an in-process server on 127.0.0.1, port 0, with optional fixtures.
+ * Fails the test (CU_FAIL_FATAL) when it cannot. */
+mock_server *nl_test_server_start(const char **fixtures, size_t n);
+
+#endif
