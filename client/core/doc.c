@@ -14,8 +14,8 @@
  * free can exhaust the stack.
  *
  * JSON input goes through the same path (JSON is YAML's flow subset); numbers
- * are resolved here rather than by json-c, whose tokener silently clamps
- * integers beyond 64 bits. */
+ * are resolved by yaml_scalar.c (go-yaml's rules, Go's number texts) rather
+ * than by json-c, whose tokener silently clamps integers beyond 64 bits. */
 #include <nodelet/doc.h>
 
 #include <errno.h>
@@ -32,7 +32,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#define TAG_PREFIX "tag:yaml.org,2002:"
+#include "yaml_scalar.h"
 
 /* ---- node tree ------------------------------------------------------------ */
 
@@ -246,442 +246,17 @@ static int tree_event(struct doc_ctx *c, struct ytree *t, const yaml_event_t *ev
 	}
 }
 
-/* ---- number syntax as Go's strconv reads it -------------------------------- */
+/* ---- scalars (yaml_scalar.c), errors placed at the node ------------------- */
 
-static int digit_value(char ch)
+static int resolve_scalar(struct doc_ctx *c, const struct ynode *n, nl__scalar *out)
 {
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A' + 10;
-	return 99;
-}
-
-/* strconv.ParseUint(s, 0, 64): 0x/0o/0b prefixes, a leading 0 means octal. */
-static int go_parse_uint(const char *s, size_t n, uint64_t *out)
-{
-	unsigned base = 10;
-	if (n == 0)
-		return -1;
-	if (s[0] == '0') {
-		char p = n >= 3 ? (char)(s[1] | 0x20) : 0;
-		base = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 8;
-		size_t skip = (p == 'x' || p == 'o' || p == 'b') ? 2 : 1;
-		s += skip;
-		n -= skip;
-	}
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned d = (unsigned)digit_value(s[i]);
-		if (d >= base || v > (UINT64_MAX - d) / base)
-			return -1;
-		v = v * base + d;
-	}
-	*out = v;
-	return 0;
-}
-
-/* strconv.ParseInt(s, 0, 64). */
-static int go_parse_int(const char *s, size_t n, int64_t *out)
-{
-	int neg = 0;
-	uint64_t u;
-	if (n && (s[0] == '+' || s[0] == '-')) {
-		neg = s[0] == '-';
-		s++;
-		n--;
-	}
-	if (go_parse_uint(s, n, &u))
-		return -1;
-	if (neg ? u > (uint64_t)INT64_MAX + 1 : u > (uint64_t)INT64_MAX)
-		return -1;
-	if (neg)
-		*out = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
-	else
-		*out = (int64_t)u;
-	return 0;
-}
-
-static size_t skip_digits(const char *s, size_t n, size_t i)
-{
-	while (i < n && s[i] >= '0' && s[i] <= '9')
-		i++;
-	return i;
-}
-
-/* go-yaml's yamlStyleFloat: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ */
-static int yaml_float_syntax(const char *s, size_t n)
-{
-	size_t i = 0, j;
-	if (i < n && (s[i] == '+' || s[i] == '-'))
-		i++;
-	if (i < n && s[i] == '.') {
-		j = skip_digits(s, n, i + 1);
-		if (j == i + 1)
-			return 0;
-	} else {
-		j = skip_digits(s, n, i);
-		if (j == i)
-			return 0;
-		if (j < n && s[j] == '.')
-			j = skip_digits(s, n, j + 1);
-	}
-	if (j < n && (s[j] == 'e' || s[j] == 'E')) {
-		size_t k = j + 1;
-		if (k < n && (s[k] == '+' || s[k] == '-'))
-			k++;
-		j = skip_digits(s, n, k);
-		if (j == k)
-			return 0;
-	}
-	return j == n;
-}
-
-/* s is NUL-terminated after n bytes. Out of range is a failure, as for Go's
- * ParseFloat (the scalar then stays a string). strtod assumes the C locale's
- * decimal point; nodelet never calls setlocale. */
-static int parse_float(const char *s, size_t n, double *out)
-{
-	if (!yaml_float_syntax(s, n))
-		return -1;
-	double v = strtod(s, NULL);
-	if (isinf(v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* ---- float formatting as Go's strconv writes it ---------------------------- */
-
-/* Shortest decimal digits that read back as v (as a float32 when f32). v must
- * be finite and positive. dp is the decimal point position: value = 0.D * 10^dp. */
-static void shortest_digits(double v, int f32, char digits[24], int *nd, int *dp)
-{
-	char buf[40];
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*e", prec - 1, v);
-		if (f32 ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
-			break;
-	}
-	int n = 0;
-	const char *p = buf;
-	for (; *p && *p != 'e'; p++)
-		if (*p != '.')
-			digits[n++] = *p;
-	while (n > 1 && digits[n - 1] == '0')
-		n--;
-	digits[n] = '\0';
-	*nd = n;
-	*dp = atoi(p + 1) + 1;
-}
-
-/* %e with Go's exponent: at least two digits, or one when trim_neg and the
- * exponent is negative (encoding/json's "e-07" -> "e-7"). */
-static void format_e(char *out, size_t cap, int neg, const char *d, int nd, int dp, int trim_neg)
-{
-	int exp = dp - 1;
-	int width = (trim_neg && exp < 0) ? 1 : 2;
-	snprintf(out, cap, "%s%c%s%se%c%0*d", neg ? "-" : "", d[0], nd > 1 ? "." : "", d + 1,
-	         exp < 0 ? '-' : '+', width, exp < 0 ? -exp : exp);
-}
-
-static void format_f(char *out, size_t cap, int neg, const char *d, int nd, int dp)
-{
-	size_t o = 0;
-	if (neg && o + 1 < cap)
-		out[o++] = '-';
-	if (dp <= 0) {
-		for (int i = 0; i < 2 - dp && o + 1 < cap; i++)
-			out[o++] = i == 1 ? '.' : '0';
-		for (int i = 0; i < nd && o + 1 < cap; i++)
-			out[o++] = d[i];
-	} else {
-		for (int i = 0; i < dp && o + 1 < cap; i++)
-			out[o++] = i < nd ? d[i] : '0';
-		if (nd > dp && o + 1 < cap) {
-			out[o++] = '.';
-			for (int i = dp; i < nd && o + 1 < cap; i++)
-				out[o++] = d[i];
-		}
-	}
-	out[o] = '\0';
-}
-
-/* encoding/json's float64 output, so serialised values read like Kubernetes'. */
-static void go_json_float(double v, char *out, size_t cap)
-{
-	char d[24];
-	int nd, dp;
-	double a = fabs(v);
-	shortest_digits(a, 0, d, &nd, &dp);
-	if (a < 1e-6 || a >= 1e21)
-		format_e(out, cap, v < 0, d, nd, dp, 1);
-	else
-		format_f(out, cap, v < 0, d, nd, dp);
-}
-
-/* strconv.FormatFloat(v, 'g', -1, 32): how sigs.k8s.io/yaml spells float keys. */
-static void go_float_key(double v, char *out, size_t cap)
-{
-	float f = (float)v;
-	if (isnan(f)) {
-		snprintf(out, cap, ".nan");
-		return;
-	}
-	if (isinf(f)) {
-		snprintf(out, cap, "%s", f > 0 ? ".inf" : "-.inf");
-		return;
-	}
-	if (f == 0) {
-		snprintf(out, cap, "%s", signbit(f) ? "-0" : "0");
-		return;
-	}
-	char d[24];
-	int nd, dp;
-	shortest_digits(fabs((double)f), 1, d, &nd, &dp);
-	int exp = dp - 1;
-	if (exp < -4 || exp >= 6)
-		format_e(out, cap, f < 0, d, nd, dp, 0);
-	else
-		format_f(out, cap, f < 0, d, nd, dp);
-}
-
-/* ---- scalar resolution (go-yaml v2 resolve.go) ----------------------------- */
-
-enum scalar_kind { SC_NULL, SC_BOOL, SC_INT, SC_UINT, SC_FLOAT, SC_STR };
-
-struct scalar {
-	enum scalar_kind kind;
-	int b;
-	int64_t i;
-	uint64_t u;
-	double f;
-	const char *s; /* SC_STR */
-	size_t slen;
-	char *owned; /* decoded !!binary, freed by scalar_clear */
-};
-
-static const struct keyword {
-	const char *text;
-	enum scalar_kind kind;
-	int val; /* bool value; for floats 1/-1 infinity, 0 NaN */
-} keywords[] = {
-    {"y", SC_BOOL, 1},       {"Y", SC_BOOL, 1},       {"yes", SC_BOOL, 1},
-    {"Yes", SC_BOOL, 1},     {"YES", SC_BOOL, 1},     {"true", SC_BOOL, 1},
-    {"True", SC_BOOL, 1},    {"TRUE", SC_BOOL, 1},    {"on", SC_BOOL, 1},
-    {"On", SC_BOOL, 1},      {"ON", SC_BOOL, 1},      {"n", SC_BOOL, 0},
-    {"N", SC_BOOL, 0},       {"no", SC_BOOL, 0},      {"No", SC_BOOL, 0},
-    {"NO", SC_BOOL, 0},      {"false", SC_BOOL, 0},   {"False", SC_BOOL, 0},
-    {"FALSE", SC_BOOL, 0},   {"off", SC_BOOL, 0},     {"Off", SC_BOOL, 0},
-    {"OFF", SC_BOOL, 0},     {"", SC_NULL, 0},        {"~", SC_NULL, 0},
-    {"null", SC_NULL, 0},    {"Null", SC_NULL, 0},    {"NULL", SC_NULL, 0},
-    {".nan", SC_FLOAT, 0},   {".NaN", SC_FLOAT, 0},   {".NAN", SC_FLOAT, 0},
-    {".inf", SC_FLOAT, 1},   {".Inf", SC_FLOAT, 1},   {".INF", SC_FLOAT, 1},
-    {"+.inf", SC_FLOAT, 1},  {"+.Inf", SC_FLOAT, 1},  {"+.INF", SC_FLOAT, 1},
-    {"-.inf", SC_FLOAT, -1}, {"-.Inf", SC_FLOAT, -1}, {"-.INF", SC_FLOAT, -1},
-};
-
-/* go-yaml only tries a resolution when the first byte hints at one. */
-static char resolve_hint(const char *s, size_t n)
-{
-	if (n == 0)
-		return 'N';
-	char ch = s[0];
-	if (ch == '+' || ch == '-')
-		return 'S';
-	if (ch >= '0' && ch <= '9')
-		return 'D';
-	if (ch == '.')
-		return '.';
-	if (ch && strchr("yYnNtTfFoO~", ch))
-		return 'M';
-	return 0;
-}
-
-static int resolve_keyword(const char *s, size_t n, struct scalar *out)
-{
-	for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++) {
-		if (strlen(keywords[k].text) != n || memcmp(keywords[k].text, s, n) != 0)
-			continue;
-		out->kind = keywords[k].kind;
-		out->b = keywords[k].val;
-		if (out->kind == SC_FLOAT)
-			out->f = keywords[k].val ? keywords[k].val * INFINITY : NAN;
-		return 1;
-	}
-	return 0;
-}
-
-/* Digits or a sign: int64, then uint64, then float; underscores are ignored. */
-static int resolve_number(struct doc_ctx *c, const char *s, size_t n, struct scalar *out)
-{
-	char *plain = malloc(n + 1);
-	size_t m = 0;
-	if (!plain)
+	nl_err e = {0};
+	int rc = nl__yaml_scalar_resolve(out, n->text, n->len, n->tag, n->plain, &e);
+	if (rc == NL_ENOMEM)
 		return doc_nomem(c);
-	for (size_t k = 0; k < n; k++)
-		if (s[k] != '_')
-			plain[m++] = s[k];
-	plain[m] = '\0';
-	if (go_parse_int(plain, m, &out->i) == 0)
-		out->kind = SC_INT;
-	else if (go_parse_uint(plain, m, &out->u) == 0)
-		out->kind = SC_UINT;
-	else if (parse_float(plain, m, &out->f) == 0)
-		out->kind = SC_FLOAT;
-	free(plain);
-	return 0;
-}
-
-/* The implicit type of s; out->kind stays SC_STR when nothing matches. */
-static int resolve_plain(struct doc_ctx *c, const char *s, size_t n, struct scalar *out)
-{
-	char hint = resolve_hint(s, n);
-	out->kind = SC_STR;
-	if (!hint || resolve_keyword(s, n, out))
-		return 0;
-	if (hint == '.') {
-		if (parse_float(s, n, &out->f) == 0)
-			out->kind = SC_FLOAT;
-		return 0;
-	}
-	if (hint == 'D' || hint == 'S')
-		return resolve_number(c, s, n, out);
-	return 0;
-}
-
-static int b64_value(char ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	return ch == '+' ? 62 : ch == '/' ? 63 : -1;
-}
-
-/* base64.StdEncoding.DecodeString: padded, line breaks ignored. */
-static int b64_decode(const char *s, size_t n, char *out, size_t *outlen)
-{
-	char q[4];
-	int nq = 0, done = 0;
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\r' || s[i] == '\n')
-			continue;
-		if (done)
-			return -1;
-		q[nq++] = s[i];
-		if (nq < 4)
-			continue;
-		nq = 0;
-		int v0 = b64_value(q[0]), v1 = b64_value(q[1]);
-		int v2 = q[2] == '=' ? 0 : b64_value(q[2]);
-		int v3 = q[3] == '=' ? 0 : b64_value(q[3]);
-		if (v0 < 0 || v1 < 0 || v2 < 0 || v3 < 0 || (q[2] == '=' && q[3] != '='))
-			return -1;
-		out[o++] = (char)(v0 << 2 | v1 >> 4);
-		if (q[2] != '=')
-			out[o++] = (char)((v1 & 15) << 4 | v2 >> 2);
-		if (q[3] != '=')
-			out[o++] = (char)((v2 & 3) << 6 | v3);
-		done = q[3] == '=';
-	}
-	if (nq)
-		return -1;
-	*outlen = o;
-	return 0;
-}
-
-static const char *kind_tag(enum scalar_kind k)
-{
-	switch (k) {
-	case SC_NULL:
-		return "null";
-	case SC_BOOL:
-		return "bool";
-	case SC_INT:
-	case SC_UINT:
-		return "int";
-	case SC_FLOAT:
-		return "float";
-	case SC_STR:
-		break;
-	}
-	return "str";
-}
-
-/* go-yaml v2 reads a !!timestamp-looking value into interface{} as its text;
- * we check the date prefix it requires (YYYY-M-D). */
-static int timestamp_prefix(const char *s, size_t n)
-{
-	size_t i = skip_digits(s, n, 0), j, k;
-	if (i != 4 || i == n || s[i] != '-')
-		return 0;
-	j = skip_digits(s, n, i + 1);
-	if (j == i + 1 || j - i - 1 > 2 || j == n || s[j] != '-')
-		return 0;
-	k = skip_digits(s, n, j + 1);
-	return k > j + 1 && k - j - 1 <= 2;
-}
-
-static int resolve_tagged(struct doc_ctx *c, const struct ynode *n, const char *want,
-                          struct scalar *out)
-{
-	int rc = resolve_plain(c, n->text, n->len, out);
 	if (rc)
-		return rc;
-	const char *got = kind_tag(out->kind);
-	if (strcmp(want, got) == 0)
-		return 0;
-	if (strcmp(want, "float") == 0 && out->kind == SC_INT) {
-		out->kind = SC_FLOAT;
-		out->f = (double)out->i;
-		return 0;
-	}
-	if (strcmp(want, "timestamp") == 0 && out->kind == SC_STR &&
-	    timestamp_prefix(n->text, n->len))
-		return 0;
-	return doc_fail(c, NL_EPARSE, n->mark, "cannot decode !!%s `%s` as a !!%s", got, n->text,
-	                want);
-}
-
-static int resolve_scalar(struct doc_ctx *c, const struct ynode *n, struct scalar *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->kind = SC_STR;
-	out->s = n->text;
-	out->slen = n->len;
-	if (!n->tag)
-		return n->plain ? resolve_plain(c, n->text, n->len, out) : 0;
-	const char *t = strncmp(n->tag, TAG_PREFIX, strlen(TAG_PREFIX)) == 0
-	                    ? n->tag + strlen(TAG_PREFIX)
-	                    : NULL;
-	if (t && strcmp(t, "binary") == 0) {
-		if (!(out->owned = malloc(n->len + 1)))
-			return doc_nomem(c);
-		if (b64_decode(n->text, n->len, out->owned, &out->slen))
-			return doc_fail(c, NL_EPARSE, n->mark,
-			                "!!binary value contains invalid base64 data");
-		out->owned[out->slen] = '\0';
-		out->s = out->owned;
-		return 0;
-	}
-	/* Local and unknown tags leave the text as it is, like go-yaml. */
-	if (!t || strcmp(t, "str") == 0 ||
-	    (strcmp(t, "bool") && strcmp(t, "int") && strcmp(t, "float") && strcmp(t, "null") &&
-	     strcmp(t, "timestamp")))
-		return 0;
-	return resolve_tagged(c, n, t, out);
-}
-
-static void scalar_clear(struct scalar *s)
-{
-	free(s->owned);
-	s->owned = NULL;
+		return doc_fail(c, rc, n->mark, "%s", e.msg);
+	return 0;
 }
 
 /* ---- decoding the tree into json-c ----------------------------------------- */
@@ -725,34 +300,34 @@ static json_object *float_to_json(double f)
 	if (!isfinite(f))
 		return json_object_new_double(f);
 	char txt[48];
-	go_json_float(f, txt, sizeof(txt));
+	nl__go_json_float(f, txt, sizeof(txt));
 	return json_object_new_double_s(f, txt);
 }
 
 static int decode_scalar(struct doc_ctx *c, const struct ynode *n, json_object **out)
 {
-	struct scalar s;
+	nl__scalar s;
 	json_object *o = NULL;
 	int rc = resolve_scalar(c, n, &s);
 	if (rc)
 		goto done;
 	switch (s.kind) {
-	case SC_NULL:
+	case NL__SC_NULL:
 		*out = NULL;
 		goto done;
-	case SC_BOOL:
+	case NL__SC_BOOL:
 		o = json_object_new_boolean(s.b);
 		break;
-	case SC_INT:
+	case NL__SC_INT:
 		o = json_object_new_int64(s.i);
 		break;
-	case SC_UINT:
+	case NL__SC_UINT:
 		o = json_object_new_uint64(s.u);
 		break;
-	case SC_FLOAT:
+	case NL__SC_FLOAT:
 		o = float_to_json(s.f);
 		break;
-	case SC_STR:
+	case NL__SC_STR:
 		if (s.slen > INT_MAX) {
 			rc = doc_fail(c, NL_ETOOBIG, n->mark, "string too long");
 			goto done;
@@ -765,34 +340,34 @@ static int decode_scalar(struct doc_ctx *c, const struct ynode *n, json_object *
 	else
 		*out = o;
 done:
-	scalar_clear(&s);
+	nl__yaml_scalar_clear(&s);
 	return rc;
 }
 
 /* Mapping keys become strings the way sigs.k8s.io/yaml converts them. */
-static int key_text(struct doc_ctx *c, const struct ynode *k, const struct scalar *s, char **out)
+static int key_text(struct doc_ctx *c, const struct ynode *k, const nl__scalar *s, char **out)
 {
 	char buf[48];
 	switch (s->kind) {
-	case SC_STR:
+	case NL__SC_STR:
 		if (memchr(s->s, '\0', s->slen))
 			return doc_fail(c, NL_EPARSE, k->mark,
 			                "invalid map key: contains a NUL byte");
 		*out = strdup(s->s);
 		return *out ? 0 : doc_nomem(c);
-	case SC_INT:
+	case NL__SC_INT:
 		snprintf(buf, sizeof(buf), "%" PRId64, s->i);
 		break;
-	case SC_FLOAT:
-		go_float_key(s->f, buf, sizeof(buf));
+	case NL__SC_FLOAT:
+		nl__go_float_key(s->f, buf, sizeof(buf));
 		break;
-	case SC_BOOL:
+	case NL__SC_BOOL:
 		snprintf(buf, sizeof(buf), "%s", s->b ? "true" : "false");
 		break;
-	case SC_UINT:
+	case NL__SC_UINT:
 		return doc_fail(c, NL_EPARSE, k->mark,
 		                "unsupported map key of type uint64: %" PRIu64, s->u);
-	case SC_NULL:
+	case NL__SC_NULL:
 	default:
 		return doc_fail(c, NL_EPARSE, k->mark, "unsupported map key of type null");
 	}
@@ -817,18 +392,18 @@ static int decode_key(struct doc_ctx *c, struct ynode *k, char **out)
 	if (r->kind != YN_SCALAR)
 		return doc_fail(c, NL_EPARSE, k->mark, "invalid map key: a %s",
 		                r->kind == YN_MAP ? "mapping" : "sequence");
-	struct scalar s;
+	nl__scalar s;
 	rc = resolve_scalar(c, r, &s);
 	if (rc == 0)
 		rc = key_text(c, k, &s, out);
-	scalar_clear(&s);
+	nl__yaml_scalar_clear(&s);
 	return rc;
 }
 
 static int is_merge_key(const struct ynode *k)
 {
 	return k->kind == YN_SCALAR && k->len == 2 && memcmp(k->text, "<<", 2) == 0 &&
-	       (k->plain || (k->tag && strcmp(k->tag, TAG_PREFIX "merge") == 0));
+	       (k->plain || (k->tag && strcmp(k->tag, NL__YAML_TAG_PREFIX "merge") == 0));
 }
 
 static int merge_source_ok(const struct ynode *n)
