@@ -1,0 +1,503 @@
+/* Server-side apply and managedFields, without HTTP: field sets as
+ * structured-merge-diff computes them (FieldsV1 keys, keyed lists, sets),
+ * Update entries as kube-apiserver's field manager records them, and apply
+ * with its conflicts, force and pruning of fields a manager stops applying. */
+#include "../cu_main.h"
+
+#include <nodelet/meta.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apply.h"
+#include "fieldset.h"
+#include "managed_fields.h"
+#include "schema.h"
+
+#define T1 "2024-05-01T10:00:00Z"
+#define T2 "2024-05-01T11:00:00Z"
+
+static const mock_resource *cm(void)
+{
+	return mock_resource_get(MOCK_KIND_CONFIGMAP);
+}
+
+static const mock_resource *node(void)
+{
+	return mock_resource_get(MOCK_KIND_NODE);
+}
+
+/* An object as the store would hold it: decoded as r. */
+static json_object *decoded(const mock_resource *r, const char *text)
+{
+	json_object *in = nl_test_json(text), *out = NULL;
+	CU_ASSERT_EQUAL(mock_schema_decode(&out, r, in, NULL, NULL), 0);
+	json_object_put(in);
+	return out;
+}
+
+static void assert_fields_v1(json_object *set, const char *expected)
+{
+	json_object *fv1 = mock_fset_to_fields_v1(set);
+	const char *got = json_object_to_json_string_ext(fv1, JSON_C_TO_STRING_PLAIN);
+	if (strcmp(got, expected) != 0)
+		fprintf(stderr, "\n  expected: %s\n  actual:   %s\n", expected, got);
+	CU_ASSERT_STRING_EQUAL(got, expected);
+	json_object_put(fv1);
+}
+
+static json_object *managed_entry(json_object *obj, size_t i)
+{
+	json_object *list = NULL;
+	json_object *meta = nl_json_get_path(obj, "metadata");
+	if (!meta || !json_object_object_get_ex(meta, "managedFields", &list))
+		return NULL;
+	return json_object_array_get_idx(list, i);
+}
+
+static size_t managed_count(json_object *obj)
+{
+	json_object *list = NULL;
+	json_object *meta = nl_json_get_path(obj, "metadata");
+	if (!meta || !json_object_object_get_ex(meta, "managedFields", &list))
+		return 0;
+	return json_object_array_length(list);
+}
+
+static void assert_entry(json_object *obj, size_t i, const char *manager, const char *op,
+                         const char *fields_v1)
+{
+	json_object *e = managed_entry(obj, i), *fv1 = NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(e, "manager"), manager);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(e, "operation"), op);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(e, "fieldsType"), "FieldsV1");
+	CU_ASSERT_TRUE(json_object_object_get_ex(e, "fieldsV1", &fv1));
+	const char *got = json_object_to_json_string_ext(fv1, JSON_C_TO_STRING_PLAIN);
+	if (strcmp(got, fields_v1) != 0)
+		fprintf(stderr, "\n  entry %zu expected: %s\n  actual:   %s\n", i, fields_v1, got);
+	CU_ASSERT_STRING_EQUAL(got, fields_v1);
+}
+
+/* ------------------------------------------------------------ field sets */
+
+/* ToFieldSet: map keys and leaves are members, struct fields are not. */
+static void test_apply__config_field_set_owns_keys_not_structs(void)
+{
+	json_object *cfg = nl_test_json("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	                                "\"metadata\":{\"name\":\"x\",\"labels\":{\"x\":\"1\"}},"
+	                                "\"data\":{\"key\":\"v\"}}");
+	json_object *set = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_object(&set, cm(), cfg, NULL), 0);
+	mock_fset_strip(set);
+	assert_fields_v1(set,
+	                 "{\"f:data\":{\"f:key\":{}},\"f:metadata\":{\"f:labels\":{\"f:x\":{}}}}");
+	json_object_put(set);
+	json_object_put(cfg);
+}
+
+/* Keyed list items are `k:{...}` members with their fields; sets are `v:`. */
+static void test_apply__keyed_lists_and_sets_name_items(void)
+{
+	json_object *cfg = nl_test_json(
+	    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\","
+	    "\"finalizers\":[\"b\",\"a\"]},\"spec\":{\"taints\":[{\"key\":\"k\",\"effect\":"
+	    "\"NoSchedule\"}]},\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}"
+	    "]}}");
+	json_object *set = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_object(&set, node(), cfg, NULL), 0);
+	mock_fset_strip(set);
+	assert_fields_v1(
+	    set, "{\"f:metadata\":{\"f:finalizers\":{\"v:\\\"a\\\"\":{},\"v:\\\"b\\\"\":{}}},"
+	         "\"f:spec\":{\"f:taints\":{}},"
+	         "\"f:status\":{\"f:conditions\":{\"k:{\\\"type\\\":\\\"Ready\\\"}\":"
+	         "{\".\":{},\"f:status\":{},\"f:type\":{}}}}}");
+	json_object_put(set);
+	json_object_put(cfg);
+}
+
+static void test_apply__unknown_field_is_not_declared(void)
+{
+	json_object *cfg = nl_test_json("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	                                "\"metadata\":{\"name\":\"x\"},\"spec\":{\"foo\":1}}");
+	json_object *set = NULL;
+	nl_err err = {0};
+	CU_ASSERT_EQUAL(mock_fset_from_object(&set, cm(), cfg, &err), NL_EBADREQUEST);
+	CU_ASSERT_STRING_EQUAL(err.msg, ".spec: field not declared in schema");
+	CU_ASSERT_PTR_NULL(set);
+	json_object_put(cfg);
+}
+
+static int collect_path(const char *path, void *payload)
+{
+	nl_buf *b = payload;
+	return nl_buf_printf(b, "%s|", path);
+}
+
+/* fieldpath.Path.String for the conflict messages. */
+static void test_apply__paths_print_like_fieldpath(void)
+{
+	json_object *fv1 = nl_test_json(
+	    "{\"f:data\":{\"f:key\":{}},\"f:metadata\":{\"f:finalizers\":{\"v:\\\"x\\\"\":{}}},"
+	    "\"f:status\":{\"f:conditions\":{\"k:{\\\"type\\\":\\\"Ready\\\"}\":"
+	    "{\".\":{},\"f:status\":{}}}}}");
+	json_object *set = NULL;
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_fields_v1(&set, fv1), 0);
+	CU_ASSERT_EQUAL(mock_fset_each(set, collect_path, &b), 0);
+	CU_ASSERT_STRING_EQUAL(b.data, ".data.key|.metadata.finalizers[=\"x\"]|"
+	                               ".status.conditions[type=\"Ready\"]|"
+	                               ".status.conditions[type=\"Ready\"].status|");
+	nl_buf_free(&b);
+	json_object_put(set);
+	json_object_put(fv1);
+}
+
+/* FieldsV1 reads back as written: "." first, then fields in order. */
+static void test_apply__fields_v1_round_trips(void)
+{
+	const char *text = "{\"f:data\":{\".\":{},\"f:a\":{},\"f:b\":{}},\"f:metadata\":"
+	                   "{\"f:labels\":{\".\":{},\"f:x\":{}}}}";
+	json_object *fv1 = nl_test_json(text), *set = NULL, *bad = nl_test_json("{\"f:a\":1}");
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_fields_v1(&set, fv1), 0);
+	assert_fields_v1(set, text);
+	json_object_put(set);
+	set = NULL;
+	CU_ASSERT_EQUAL(mock_fset_from_fields_v1(&set, bad), NL_EPARSE);
+	json_object_put(fv1);
+	json_object_put(bad);
+}
+
+static void test_apply__set_algebra(void)
+{
+	json_object *a = NULL, *b = NULL, *x = NULL;
+	json_object *fa = nl_test_json("{\"f:data\":{\"f:a\":{},\"f:b\":{}},\"f:immutable\":{}}");
+	json_object *fb = nl_test_json("{\"f:data\":{\"f:b\":{},\"f:c\":{}}}");
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_fields_v1(&a, fa), 0);
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_fields_v1(&b, fb), 0);
+	CU_ASSERT_EQUAL(mock_fset_intersect(&x, a, b), 0);
+	assert_fields_v1(x, "{\"f:data\":{\"f:b\":{}}}");
+	mock_fset_subtract(a, b);
+	assert_fields_v1(a, "{\"f:data\":{\"f:a\":{}},\"f:immutable\":{}}");
+	mock_fset_subtract(a, a);
+	CU_ASSERT_TRUE(mock_fset_empty(a));
+	CU_ASSERT_EQUAL(mock_fset_union(x, b), 0);
+	assert_fields_v1(x, "{\"f:data\":{\"f:b\":{},\"f:c\":{}}}");
+	json_object_put(a);
+	json_object_put(b);
+	json_object_put(x);
+	json_object_put(fa);
+	json_object_put(fb);
+}
+
+/* ------------------------------------------------------------ Update entries */
+
+/* A create owns what it added, with "." for new containers (Compare). */
+static void test_apply__create_records_update_entry(void)
+{
+	json_object *obj = decoded(cm(), "{\"metadata\":{\"name\":\"x\",\"namespace\":\"d\","
+	                                 "\"labels\":{\"app\":\"a\"}},\"data\":{\"key\":\"v\"}}");
+	CU_ASSERT_EQUAL(mock_managed_update(obj, NULL, cm(), "kubectl-create", "", T1), 0);
+	CU_ASSERT_EQUAL_FATAL(managed_count(obj), 1);
+	assert_entry(obj, 0, "kubectl-create", "Update",
+	             "{\"f:data\":{\".\":{},\"f:key\":{}},\"f:metadata\":{\"f:labels\":{\".\":{},"
+	             "\"f:app\":{}}}}");
+	json_object *e = managed_entry(obj, 0);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(e, "apiVersion"), "v1");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(e, "time"), T1);
+	CU_ASSERT_FALSE(json_object_object_get_ex(e, "subresource", NULL));
+	json_object_put(obj);
+}
+
+/* A second manager takes the fields it changes; removed fields leave
+ * everyone; a manager left with nothing disappears. */
+static void test_apply__update_moves_and_drops_ownership(void)
+{
+	json_object *old = decoded(cm(), "{\"metadata\":{\"name\":\"x\",\"namespace\":\"d\"},"
+	                                 "\"data\":{\"a\":\"1\",\"b\":\"2\"}}");
+	CU_ASSERT_EQUAL_FATAL(mock_managed_update(old, NULL, cm(), "creator", "", T1), 0);
+	json_object *obj = decoded(cm(), "{\"metadata\":{\"name\":\"x\",\"namespace\":\"d\"},"
+	                                 "\"data\":{\"a\":\"changed\"}}");
+	CU_ASSERT_EQUAL(mock_managed_update(obj, old, cm(), "editor", "", T2), 0);
+	CU_ASSERT_EQUAL_FATAL(managed_count(obj), 2);
+	assert_entry(obj, 0, "creator", "Update", "{\"f:data\":{}}");
+	assert_entry(obj, 1, "editor", "Update", "{\"f:data\":{\"f:a\":{}}}");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(managed_entry(obj, 1), "time"), T2);
+
+	/* Nothing changes: no entry is made or touched. */
+	json_object *same = decoded(cm(), json_object_to_json_string(obj));
+	CU_ASSERT_EQUAL(mock_managed_update(same, obj, cm(), "noop", "", T2), 0);
+	CU_ASSERT_EQUAL(managed_count(same), 2);
+	json_object_put(same);
+	json_object_put(old);
+	json_object_put(obj);
+}
+
+/* A status write records its subresource; `[{}]` in the body resets. */
+static void test_apply__subresource_and_reset(void)
+{
+	json_object *old = decoded(node(), "{\"metadata\":{\"name\":\"n\"}}");
+	json_object *obj = decoded(node(), "{\"metadata\":{\"name\":\"n\",\"managedFields\":[{}]},"
+	                                   "\"spec\":{\"unschedulable\":true}}");
+	CU_ASSERT_EQUAL(mock_managed_update(old, NULL, node(), "creator", "", T1), 0);
+	CU_ASSERT_TRUE(mock_managed_is_reset(obj));
+	CU_ASSERT_EQUAL(mock_managed_update(obj, old, node(), "kubelet", "status", T2), 0);
+	CU_ASSERT_EQUAL_FATAL(managed_count(obj), 1);
+	assert_entry(obj, 0, "kubelet", "Update", "{\"f:spec\":{\"f:unschedulable\":{}}}");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(managed_entry(obj, 0), "subresource"), "status");
+	json_object_put(old);
+	json_object_put(obj);
+}
+
+/* ------------------------------------------------------------ apply */
+
+typedef struct {
+	json_object *out;
+	nl_status *st;
+	int rc;
+} applied;
+
+static applied run_apply_at(const mock_resource *r, const char *subresource, json_object *live,
+                            const char *config, const char *manager, int force)
+{
+	applied a = {NULL, NULL, 0};
+	json_object *cfg = nl_test_json(config);
+	mock_apply_req q = {r, live, cfg, manager, subresource, force, T2};
+	a.rc = mock_apply(&a.out, &a.st, &q);
+	json_object_put(cfg);
+	return a;
+}
+
+static applied run_apply(const mock_resource *r, json_object *live, const char *config,
+                         const char *manager, int force)
+{
+	return run_apply_at(r, "", live, config, manager, force);
+}
+
+static void applied_free(applied *a)
+{
+	json_object_put(a->out);
+	nl_status_free(a->st);
+}
+
+#define CM_CONFIG(data)                                                               \
+	"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"," \
+	"\"namespace\":"                                                              \
+	"\"d\"},\"data\":" data "}"
+
+static void test_apply__creates_with_apply_entry(void)
+{
+	applied a = run_apply(cm(), NULL, CM_CONFIG("{\"key\":\"v\"}"), "kubectl", 0);
+	CU_ASSERT_EQUAL_FATAL(a.rc, 0);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(a.out, "data.key"), "v");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(a.out, "kind"), "ConfigMap");
+	CU_ASSERT_EQUAL_FATAL(managed_count(a.out), 1);
+	assert_entry(a.out, 0, "kubectl", "Apply", "{\"f:data\":{\"f:key\":{}}}");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(managed_entry(a.out, 0), "time"), T2);
+	applied_free(&a);
+}
+
+/* A live object whose data.key belongs to other-manager (an Update). */
+static json_object *owned_by_other(void)
+{
+	json_object *live = decoded(cm(), "{\"metadata\":{\"name\":\"x\",\"namespace\":\"d\","
+	                                  "\"resourceVersion\":\"5\"},\"data\":{\"key\":\"old\"}}");
+	CU_ASSERT_EQUAL(mock_managed_update(live, NULL, cm(), "other-manager", "", T1), 0);
+	return live;
+}
+
+/* Changing a field another manager owns is a 409 naming it, as
+ * internal.NewConflictError words it. */
+static void test_apply__conflict_names_manager_and_field(void)
+{
+	json_object *live = owned_by_other();
+	applied a = run_apply(cm(), live, CM_CONFIG("{\"key\":\"new\"}"), "kubectl", 0);
+	CU_ASSERT_EQUAL(a.rc, NL_ECONFLICT);
+	CU_ASSERT_PTR_NULL(a.out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a.st);
+	CU_ASSERT_EQUAL(a.st->code, 409);
+	CU_ASSERT_STRING_EQUAL(a.st->reason, "Conflict");
+	CU_ASSERT_STRING_EQUAL(a.st->message, "Apply failed with 1 conflict: conflict with "
+	                                      "\"other-manager\" using v1: .data.key");
+	CU_ASSERT_EQUAL_FATAL(a.st->ncauses, 1);
+	CU_ASSERT_STRING_EQUAL(a.st->causes[0].reason, "FieldManagerConflict");
+	CU_ASSERT_STRING_EQUAL(a.st->causes[0].message, "conflict with \"other-manager\" using v1");
+	CU_ASSERT_STRING_EQUAL(a.st->causes[0].field, ".data.key");
+	applied_free(&a);
+	json_object_put(live);
+}
+
+/* force=true moves the field to the applier. */
+static void test_apply__force_takes_ownership(void)
+{
+	json_object *live = owned_by_other();
+	applied a =
+	    run_apply(cm(), live, CM_CONFIG("{\"key\":\"new\",\"more\":\"m\"}"), "kubectl", 1);
+	CU_ASSERT_EQUAL_FATAL(a.rc, 0);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(a.out, "data.key"), "new");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(a.out, "metadata.resourceVersion"), "5");
+	CU_ASSERT_EQUAL_FATAL(managed_count(a.out), 2);
+	assert_entry(a.out, 0, "kubectl", "Apply", "{\"f:data\":{\"f:key\":{},\"f:more\":{}}}");
+	assert_entry(a.out, 1, "other-manager", "Update", "{\"f:data\":{}}");
+	applied_free(&a);
+	json_object_put(live);
+}
+
+/* Applying the value already there shares the field: no conflict. */
+static void test_apply__same_value_shares_ownership(void)
+{
+	json_object *live = owned_by_other();
+	applied a = run_apply(cm(), live, CM_CONFIG("{\"key\":\"old\"}"), "kubectl", 0);
+	CU_ASSERT_EQUAL_FATAL(a.rc, 0);
+	CU_ASSERT_EQUAL_FATAL(managed_count(a.out), 2);
+	assert_entry(a.out, 0, "kubectl", "Apply", "{\"f:data\":{\"f:key\":{}}}");
+	assert_entry(a.out, 1, "other-manager", "Update", "{\"f:data\":{\".\":{},\"f:key\":{}}}");
+	/* Nothing changed, so the new entry carries no time (as upstream). */
+	CU_ASSERT_FALSE(json_object_object_get_ex(managed_entry(a.out, 0), "time", NULL));
+	applied_free(&a);
+	json_object_put(live);
+}
+
+/* Several conflicts: grouped by manager, sorted, each path on a line. */
+static void test_apply__conflicts_list_every_field(void)
+{
+	json_object *live = owned_by_other();
+	json_object *next = decoded(cm(), json_object_to_json_string(live));
+	json_object *d = nl_json_get_path(next, "data");
+	json_object_object_add(d, "second", json_object_new_string("s"));
+	CU_ASSERT_EQUAL(mock_managed_update(next, live, cm(), "another", "", T1), 0);
+	applied a =
+	    run_apply(cm(), next, CM_CONFIG("{\"key\":\"new\",\"second\":\"new\"}"), "kubectl", 0);
+	CU_ASSERT_EQUAL(a.rc, NL_ECONFLICT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a.st);
+	CU_ASSERT_STRING_EQUAL(a.st->message,
+	                       "Apply failed with 2 conflicts: conflicts with "
+	                       "\"another\" using v1:\n- .data.second\n"
+	                       "conflicts with \"other-manager\" using v1:\n- .data.key");
+	CU_ASSERT_EQUAL(a.st->ncauses, 2);
+	applied_free(&a);
+	json_object_put(live);
+	json_object_put(next);
+}
+
+/* Fields the manager stops applying go, unless another manager owns them. */
+static void test_apply__stopped_fields_are_removed_unless_owned(void)
+{
+	applied first =
+	    run_apply(cm(), NULL, CM_CONFIG("{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\"}"), "kubectl", 0);
+	CU_ASSERT_EQUAL_FATAL(first.rc, 0);
+	/* Someone else takes a share of c by setting the same value. */
+	applied other = run_apply(cm(), first.out, CM_CONFIG("{\"c\":\"3\"}"), "helper", 0);
+	CU_ASSERT_EQUAL_FATAL(other.rc, 0);
+	applied second = run_apply(cm(), other.out, CM_CONFIG("{\"a\":\"1\"}"), "kubectl", 0);
+	CU_ASSERT_EQUAL_FATAL(second.rc, 0);
+	NL_ASSERT_JSON_EQ(nl_json_get_path(second.out, "data"), "{\"a\":\"1\",\"c\":\"3\"}");
+	assert_entry(second.out, 0, "helper", "Apply", "{\"f:data\":{\"f:c\":{}}}");
+	assert_entry(second.out, 1, "kubectl", "Apply", "{\"f:data\":{\"f:a\":{}}}");
+	applied_free(&first);
+	applied_free(&other);
+	applied_free(&second);
+}
+
+/* Keyed lists merge by key; the main Node resource ignores status. */
+static void test_apply__keyed_list_merges_by_key(void)
+{
+	json_object *live = decoded(
+	    node(),
+	    "{\"metadata\":{\"name\":\"n\",\"finalizers\":[\"a\"]},\"status\":{\"conditions\":"
+	    "[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
+	applied a =
+	    run_apply(node(), live,
+	              "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\","
+	              "\"finalizers\":[\"b\"]},\"spec\":{\"unschedulable\":true},"
+	              "\"status\":{\"conditions\":[]}}",
+	              "kubectl", 0);
+	CU_ASSERT_EQUAL_FATAL(a.rc, 0);
+	NL_ASSERT_JSON_EQ(nl_json_get_path(a.out, "metadata.finalizers"), "[\"a\",\"b\"]");
+	json_object *conds = NULL;
+	CU_ASSERT_TRUE(
+	    json_object_object_get_ex(nl_json_get_path(a.out, "status"), "conditions", &conds));
+	CU_ASSERT_EQUAL(json_object_array_length(conds), 1);
+	assert_entry(a.out, 0, "kubectl", "Apply",
+	             "{\"f:metadata\":{\"f:finalizers\":{\"v:\\\"b\\\"\":{}}},"
+	             "\"f:spec\":{\"f:unschedulable\":{}}}");
+
+	/* On /status the conditions merge by type and spec is left alone. */
+	applied s = run_apply_at(node(), "status", a.out,
+	                         "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+	                         "{\"name\":\"n\"},\"spec\":{\"unschedulable\":false},"
+	                         "\"status\":{\"conditions\":[{\"type\":\"MemoryPressure\","
+	                         "\"status\":\"False\"}]}}",
+	                         "kubelet", 0);
+	CU_ASSERT_EQUAL_FATAL(s.rc, 0);
+	CU_ASSERT_TRUE(json_object_get_boolean(nl_json_get_path(s.out, "spec.unschedulable")));
+	CU_ASSERT_TRUE(
+	    json_object_object_get_ex(nl_json_get_path(s.out, "status"), "conditions", &conds));
+	CU_ASSERT_EQUAL(json_object_array_length(conds), 2);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(json_object_array_get_idx(conds, 0), "type"),
+	                       "Ready");
+	json_object *e = managed_entry(s.out, 1);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(e, "manager"), "kubelet");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(e, "subresource"), "status");
+	applied_free(&s);
+	applied_free(&a);
+	json_object_put(live);
+}
+
+static void test_apply__bad_configurations_are_400(void)
+{
+	static const struct {
+		const char *config;
+		const char *message;
+	} cases[] = {
+	    {"{\"apiVersion\":\"v2\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}",
+	     "Incorrect version specified in apply patch. Specified patch version: v2, "
+	     "expected: v1"},
+	    {"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\","
+	     "\"managedFields\":[]}}",
+	     "metadata.managedFields must be nil"},
+	    {"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"},"
+	     "\"extra\":1}",
+	     "failed to create typed patch object (/v1, Kind=ConfigMap): .extra: field not "
+	     "declared in schema"},
+	    {"{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"x\"}}",
+	     "failed to create typed patch object (/v1, Kind=Secret): no corresponding type for "
+	     "/v1, Kind=Secret"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		applied a = run_apply(cm(), NULL, cases[i].config, "kubectl", 0);
+		CU_ASSERT_EQUAL(a.rc, NL_EBADREQUEST);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(a.st);
+		CU_ASSERT_EQUAL(a.st->code, 400);
+		CU_ASSERT_STRING_EQUAL(a.st->message, cases[i].message);
+		applied_free(&a);
+	}
+}
+
+static CU_TestInfo tests[] = {
+    {"config_field_set_owns_keys_not_structs", test_apply__config_field_set_owns_keys_not_structs},
+    {"keyed_lists_and_sets_name_items", test_apply__keyed_lists_and_sets_name_items},
+    {"unknown_field_is_not_declared", test_apply__unknown_field_is_not_declared},
+    {"paths_print_like_fieldpath", test_apply__paths_print_like_fieldpath},
+    {"fields_v1_round_trips", test_apply__fields_v1_round_trips},
+    {"set_algebra", test_apply__set_algebra},
+    {"create_records_update_entry", test_apply__create_records_update_entry},
+    {"update_moves_and_drops_ownership", test_apply__update_moves_and_drops_ownership},
+    {"subresource_and_reset", test_apply__subresource_and_reset},
+    {"creates_with_apply_entry", test_apply__creates_with_apply_entry},
+    {"conflict_names_manager_and_field", test_apply__conflict_names_manager_and_field},
+    {"force_takes_ownership", test_apply__force_takes_ownership},
+    {"same_value_shares_ownership", test_apply__same_value_shares_ownership},
+    {"conflicts_list_every_field", test_apply__conflicts_list_every_field},
+    {"stopped_fields_are_removed_unless_owned",
+     test_apply__stopped_fields_are_removed_unless_owned},
+    {"keyed_list_merges_by_key", test_apply__keyed_list_merges_by_key},
+    {"bad_configurations_are_400", test_apply__bad_configurations_are_400},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo nl_test_suites[] = {
+    {"apply", NULL, NULL, NULL, NULL, tests},
+    CU_SUITE_INFO_NULL,
+};

@@ -1,0 +1,751 @@
+/* The PATCH engines: RFC 7386 merge patch, RFC 6902 JSON patch (with the
+ * error texts of evanphx/json-patch as kube-apiserver reports them) and
+ * strategic merge patch as k8s.io/apimachinery/pkg/util/strategicpatch
+ * applies it server-side. */
+#include "../cu_main.h"
+
+#include "patch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const mock_resource node_r = {.id = MOCK_KIND_NODE, .kind = "Node"};
+static const mock_resource configmap_r = {.id = MOCK_KIND_CONFIGMAP, .kind = "ConfigMap"};
+static const mock_resource namespace_r = {.id = MOCK_KIND_NAMESPACE, .kind = "Namespace"};
+
+/* Parses any JSON text, "null" included (json-c's NULL). */
+static json_object *parse(const char *text)
+{
+	enum json_tokener_error jerr = json_tokener_success;
+	json_object *o = json_tokener_parse_verbose(text, &jerr);
+	CU_ASSERT_EQUAL(jerr, json_tokener_success);
+	if (jerr != json_tokener_success)
+		fprintf(stderr, "\n  unparsable test JSON: %s\n", text);
+	return o;
+}
+
+static void assert_json(json_object *actual, const char *expected)
+{
+	json_object *exp = parse(expected);
+	int eq = json_object_equal(actual, exp);
+	if (!eq)
+		fprintf(stderr, "\n  expected: %s\n  actual:   %s\n", expected,
+		        actual ? json_object_to_json_string_ext(actual, JSON_C_TO_STRING_PLAIN)
+		               : "null");
+	CU_ASSERT_TRUE(eq);
+	json_object_put(exp);
+}
+
+/* Element order matters for lists, so compare the serialized text too. */
+static void assert_json_text(json_object *actual, const char *expected)
+{
+	json_object *exp = parse(expected);
+	const char *want = json_object_to_json_string_ext(exp, JSON_C_TO_STRING_PLAIN);
+	const char *got = json_object_to_json_string_ext(actual, JSON_C_TO_STRING_PLAIN);
+	if (strcmp(want, got) != 0)
+		fprintf(stderr, "\n  expected: %s\n  actual:   %s\n", want, got);
+	CU_ASSERT_STRING_EQUAL(got, want);
+	json_object_put(exp);
+}
+
+static int has_directive(json_object *o)
+{
+	if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			if (has_directive(json_object_array_get_idx(o, i)))
+				return 1;
+		return 0;
+	}
+	if (!json_object_is_type(o, json_type_object))
+		return 0;
+	json_object_object_foreach(o, k, v)
+	{
+		if (k[0] == '$' || has_directive(v))
+			return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ merge patch */
+
+typedef int (*patch_fn)(json_object **out, json_object *doc, json_object *patch, nl_err *err);
+
+static void check_ok(patch_fn fn, const char *doc_text, const char *patch_text,
+                     const char *expected)
+{
+	json_object *doc = parse(doc_text);
+	json_object *patch = parse(patch_text);
+	json_object *saved = parse(doc_text);
+	json_object *out = NULL;
+	nl_err err = {0};
+	int rc = fn(&out, doc, patch, &err);
+	if (rc != 0)
+		fprintf(stderr, "\n  patch %s failed: %s\n", patch_text, err.msg);
+	CU_ASSERT_EQUAL(rc, 0);
+	assert_json(out, expected);
+	CU_ASSERT_TRUE(json_object_equal(doc, saved));
+	json_object_put(out);
+	json_object_put(doc);
+	json_object_put(patch);
+	json_object_put(saved);
+}
+
+static void check_fail(patch_fn fn, const char *doc_text, const char *patch_text, int code,
+                       const char *msg)
+{
+	json_object *doc = parse(doc_text);
+	json_object *patch = parse(patch_text);
+	json_object *saved = parse(doc_text);
+	json_object *out = (json_object *)&out; /* sentinel: must stay untouched */
+	nl_err err = {0};
+	int rc = fn(&out, doc, patch, &err);
+	CU_ASSERT_EQUAL(rc, code);
+	CU_ASSERT_EQUAL(err.code, code);
+	CU_ASSERT_PTR_EQUAL(out, (json_object *)&out);
+	if (msg) {
+		if (strcmp(err.msg, msg) != 0)
+			fprintf(stderr, "\n  expected error: %s\n  actual error:   %s\n", msg,
+			        err.msg);
+		CU_ASSERT_STRING_EQUAL(err.msg, msg);
+	}
+	CU_ASSERT_TRUE(json_object_equal(doc, saved));
+	json_object_put(doc);
+	json_object_put(patch);
+	json_object_put(saved);
+}
+
+static void test_patch__merge_rfc7386_appendix_a(void)
+{
+	static const char *const cases[][3] = {
+	    {"{\"a\":\"b\"}", "{\"a\":\"c\"}", "{\"a\":\"c\"}"},
+	    {"{\"a\":\"b\"}", "{\"b\":\"c\"}", "{\"a\":\"b\",\"b\":\"c\"}"},
+	    {"{\"a\":\"b\"}", "{\"a\":null}", "{}"},
+	    {"{\"a\":\"b\",\"b\":\"c\"}", "{\"a\":null}", "{\"b\":\"c\"}"},
+	    {"{\"a\":[\"b\"]}", "{\"a\":\"c\"}", "{\"a\":\"c\"}"},
+	    {"{\"a\":\"c\"}", "{\"a\":[\"b\"]}", "{\"a\":[\"b\"]}"},
+	    {"{\"a\":{\"b\":\"c\"}}", "{\"a\":{\"b\":\"d\",\"c\":null}}", "{\"a\":{\"b\":\"d\"}}"},
+	    {"{\"a\":[{\"b\":\"c\"}]}", "{\"a\":[1]}", "{\"a\":[1]}"},
+	    {"[\"a\",\"b\"]", "[\"c\",\"d\"]", "[\"c\",\"d\"]"},
+	    {"{\"a\":\"b\"}", "[\"c\"]", "[\"c\"]"},
+	    {"{\"a\":\"foo\"}", "null", "null"},
+	    {"{\"a\":\"foo\"}", "\"bar\"", "\"bar\""},
+	    {"{\"e\":null}", "{\"a\":1}", "{\"e\":null,\"a\":1}"},
+	    {"[1,2]", "{\"a\":\"b\",\"c\":null}", "{\"a\":\"b\"}"},
+	    {"{}", "{\"a\":{\"bb\":{\"ccc\":null}}}", "{\"a\":{\"bb\":{}}}"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_ok(mock_patch_merge, cases[i][0], cases[i][1], cases[i][2]);
+}
+
+static void test_patch__merge_null_patch_yields_null(void)
+{
+	json_object *doc = parse("{\"a\":1}");
+	json_object *out = doc; /* must be overwritten with JSON null */
+	CU_ASSERT_EQUAL(mock_patch_merge(&out, doc, NULL, NULL), 0);
+	CU_ASSERT_PTR_NULL(out);
+	json_object_put(doc);
+}
+
+static void test_patch__merge_does_not_share_nodes_with_patch(void)
+{
+	json_object *doc = parse("{\"metadata\":{\"name\":\"a\"}}");
+	json_object *patch = parse("{\"metadata\":{\"labels\":{\"x\":\"1\"}}}");
+	json_object *out = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_patch_merge(&out, doc, patch, NULL), 0);
+	json_object *meta = NULL, *labels = NULL;
+	json_object_object_get_ex(out, "metadata", &meta);
+	json_object_object_get_ex(meta, "labels", &labels);
+	json_object_object_add(labels, "y", json_object_new_string("2"));
+	assert_json(patch, "{\"metadata\":{\"labels\":{\"x\":\"1\"}}}");
+	assert_json(out, "{\"metadata\":{\"name\":\"a\",\"labels\":{\"x\":\"1\",\"y\":\"2\"}}}");
+	json_object_put(out);
+	json_object_put(doc);
+	json_object_put(patch);
+}
+
+/* ------------------------------------------------------------- JSON patch */
+
+static void test_patch__json_rfc6902_appendix_a_successes(void)
+{
+	/* A.1 adding an object member */
+	check_ok(mock_patch_json, "{\"foo\":\"bar\"}",
+	         "[{\"op\":\"add\",\"path\":\"/baz\",\"value\":\"qux\"}]",
+	         "{\"baz\":\"qux\",\"foo\":\"bar\"}");
+	/* A.2 adding an array element */
+	check_ok(mock_patch_json, "{\"foo\":[\"bar\",\"baz\"]}",
+	         "[{\"op\":\"add\",\"path\":\"/foo/1\",\"value\":\"qux\"}]",
+	         "{\"foo\":[\"bar\",\"qux\",\"baz\"]}");
+	/* A.3 removing an object member */
+	check_ok(mock_patch_json, "{\"baz\":\"qux\",\"foo\":\"bar\"}",
+	         "[{\"op\":\"remove\",\"path\":\"/baz\"}]", "{\"foo\":\"bar\"}");
+	/* A.4 removing an array element */
+	check_ok(mock_patch_json, "{\"foo\":[\"bar\",\"qux\",\"baz\"]}",
+	         "[{\"op\":\"remove\",\"path\":\"/foo/1\"}]", "{\"foo\":[\"bar\",\"baz\"]}");
+	/* A.5 replacing a value */
+	check_ok(mock_patch_json, "{\"baz\":\"qux\",\"foo\":\"bar\"}",
+	         "[{\"op\":\"replace\",\"path\":\"/baz\",\"value\":\"boo\"}]",
+	         "{\"baz\":\"boo\",\"foo\":\"bar\"}");
+	/* A.6 moving a value */
+	check_ok(mock_patch_json,
+	         "{\"foo\":{\"bar\":\"baz\",\"waldo\":\"fred\"},\"qux\":{\"corge\":\"grault\"}}",
+	         "[{\"op\":\"move\",\"from\":\"/foo/waldo\",\"path\":\"/qux/thud\"}]",
+	         "{\"foo\":{\"bar\":\"baz\"},\"qux\":{\"corge\":\"grault\",\"thud\":\"fred\"}}");
+	/* A.7 moving an array element */
+	check_ok(mock_patch_json, "{\"foo\":[\"all\",\"grass\",\"cows\",\"eat\"]}",
+	         "[{\"op\":\"move\",\"from\":\"/foo/1\",\"path\":\"/foo/3\"}]",
+	         "{\"foo\":[\"all\",\"cows\",\"eat\",\"grass\"]}");
+	/* A.8 testing a value: success */
+	check_ok(mock_patch_json, "{\"baz\":\"qux\",\"foo\":[\"a\",2,\"c\"]}",
+	         "[{\"op\":\"test\",\"path\":\"/baz\",\"value\":\"qux\"},"
+	         "{\"op\":\"test\",\"path\":\"/foo/1\",\"value\":2}]",
+	         "{\"baz\":\"qux\",\"foo\":[\"a\",2,\"c\"]}");
+	/* A.10 adding a nested member object */
+	check_ok(mock_patch_json, "{\"foo\":\"bar\"}",
+	         "[{\"op\":\"add\",\"path\":\"/child\",\"value\":{\"grandchild\":{}}}]",
+	         "{\"foo\":\"bar\",\"child\":{\"grandchild\":{}}}");
+	/* A.11 ignoring unrecognized elements */
+	check_ok(mock_patch_json, "{\"foo\":\"bar\"}",
+	         "[{\"op\":\"add\",\"path\":\"/baz\",\"value\":\"qux\",\"xyz\":123}]",
+	         "{\"foo\":\"bar\",\"baz\":\"qux\"}");
+	/* A.14 ~ escape ordering */
+	check_ok(mock_patch_json, "{\"/\":9,\"~1\":10}",
+	         "[{\"op\":\"test\",\"path\":\"/~01\",\"value\":10}]", "{\"/\":9,\"~1\":10}");
+	/* A.16 adding an array value */
+	check_ok(mock_patch_json, "{\"foo\":[\"bar\"]}",
+	         "[{\"op\":\"add\",\"path\":\"/foo/-\",\"value\":[\"abc\",\"def\"]}]",
+	         "{\"foo\":[\"bar\",[\"abc\",\"def\"]]}");
+}
+
+static void test_patch__json_rfc6902_appendix_a_errors(void)
+{
+	/* A.9 testing a value: error */
+	check_fail(mock_patch_json, "{\"baz\":\"qux\"}",
+	           "[{\"op\":\"test\",\"path\":\"/baz\",\"value\":\"bar\"}]", NL_EINVALID,
+	           "testing value /baz failed: test failed");
+	/* A.12 adding to a nonexistent target */
+	check_fail(
+	    mock_patch_json, "{\"foo\":\"bar\"}",
+	    "[{\"op\":\"add\",\"path\":\"/baz/bat\",\"value\":\"qux\"}]", NL_EINVALID,
+	    "add operation does not apply: doc is missing path: \"/baz/bat\": missing value");
+	/* A.13 invalid JSON patch document: a parser keeps the last "op", so
+	 * this is a remove of a member that does not exist. */
+	check_fail(mock_patch_json, "{\"foo\":\"bar\"}",
+	           "[{\"op\":\"add\",\"path\":\"/baz\",\"value\":\"qux\",\"op\":\"remove\"}]",
+	           NL_EINVALID, NULL);
+	/* A.15 comparing strings and numbers */
+	check_fail(mock_patch_json, "{\"/\":9,\"~1\":10}",
+	           "[{\"op\":\"test\",\"path\":\"/~01\",\"value\":\"10\"}]", NL_EINVALID,
+	           "testing value /~01 failed: test failed");
+}
+
+static void test_patch__json_failed_test_reports_path(void)
+{
+	check_fail(mock_patch_json, "{\"spec\":{\"x\":1}}",
+	           "[{\"op\":\"test\",\"path\":\"/spec/x\",\"value\":2}]", NL_EINVALID,
+	           "testing value /spec/x failed: test failed");
+	/* A member that is absent never equals a value, not even null. */
+	check_fail(mock_patch_json, "{\"spec\":{}}",
+	           "[{\"op\":\"test\",\"path\":\"/spec/x\",\"value\":null}]", NL_EINVALID,
+	           "testing value /spec/x failed: test failed");
+}
+
+static void test_patch__json_test_compares_numbers_by_value(void)
+{
+	check_ok(mock_patch_json, "{\"a\":1,\"b\":[1.0,{\"c\":2}]}",
+	         "[{\"op\":\"test\",\"path\":\"/a\",\"value\":1.0},"
+	         "{\"op\":\"test\",\"path\":\"/b\",\"value\":[1,{\"c\":2.0}]},"
+	         "{\"op\":\"test\",\"path\":\"\",\"value\":{\"b\":[1,{\"c\":2}],\"a\":1}}]",
+	         "{\"a\":1,\"b\":[1.0,{\"c\":2}]}");
+	check_fail(mock_patch_json, "{\"a\":{\"x\":1}}",
+	           "[{\"op\":\"test\",\"path\":\"/a\",\"value\":{\"x\":1,\"y\":2}}]", NL_EINVALID,
+	           "testing value /a failed: test failed");
+}
+
+static void test_patch__json_remove_missing_path(void)
+{
+	check_fail(
+	    mock_patch_json, "{\"metadata\":{}}", "[{\"op\":\"remove\",\"path\":\"/spec/x\"}]",
+	    NL_EINVALID,
+	    "remove operation does not apply: doc is missing path: \"/spec/x\": missing value");
+	check_fail(mock_patch_json, "{\"spec\":{}}", "[{\"op\":\"remove\",\"path\":\"/spec/x\"}]",
+	           NL_EINVALID,
+	           "error in remove for path: '/spec/x': unable to remove nonexistent key: x: "
+	           "missing value");
+	check_fail(mock_patch_json, "{\"spec\":{}}",
+	           "[{\"op\":\"replace\",\"path\":\"/spec/x\",\"value\":1}]", NL_EINVALID,
+	           "replace operation does not apply: doc is missing key: /spec/x: missing value");
+}
+
+static void test_patch__json_pointer_escapes(void)
+{
+	check_ok(
+	    mock_patch_json, "{\"metadata\":{\"labels\":{}}}",
+	    "[{\"op\":\"add\",\"path\":\"/metadata/labels/example.com~1role\",\"value\":\"a\"},"
+	    "{\"op\":\"add\",\"path\":\"/metadata/labels/t~0x\",\"value\":\"b\"}]",
+	    "{\"metadata\":{\"labels\":{\"example.com/role\":\"a\",\"t~x\":\"b\"}}}");
+	check_fail(mock_patch_json, "{\"a\":1}",
+	           "[{\"op\":\"add\",\"path\":\"/a~2b\",\"value\":1}]", NL_EINVALID, NULL);
+}
+
+static void test_patch__json_array_index_rules(void)
+{
+	/* Inserting at the length appends; past it is an error. */
+	check_ok(mock_patch_json, "{\"a\":[1,2]}",
+	         "[{\"op\":\"add\",\"path\":\"/a/2\",\"value\":3}]", "{\"a\":[1,2,3]}");
+	check_ok(mock_patch_json, "{\"a\":[1,2]}",
+	         "[{\"op\":\"add\",\"path\":\"/a/0\",\"value\":0}]", "{\"a\":[0,1,2]}");
+	check_fail(
+	    mock_patch_json, "{\"a\":[1,2]}", "[{\"op\":\"add\",\"path\":\"/a/3\",\"value\":3}]",
+	    NL_EINVALID,
+	    "error in add for path: '/a/3': Unable to access invalid index: 3: invalid index "
+	    "referenced");
+	/* Leading zeros and negative indices are not array indices. */
+	check_fail(mock_patch_json, "{\"a\":[1,2]}",
+	           "[{\"op\":\"add\",\"path\":\"/a/01\",\"value\":3}]", NL_EINVALID, NULL);
+	check_fail(mock_patch_json, "{\"a\":[1,2]}", "[{\"op\":\"remove\",\"path\":\"/a/-1\"}]",
+	           NL_EINVALID, NULL);
+	/* "-" names the end of the array: only add can use it. */
+	check_fail(mock_patch_json, "{\"a\":[1,2]}", "[{\"op\":\"remove\",\"path\":\"/a/-\"}]",
+	           NL_EINVALID, NULL);
+	check_fail(mock_patch_json, "{\"a\":[1,2]}",
+	           "[{\"op\":\"replace\",\"path\":\"/a/2\",\"value\":0}]", NL_EINVALID, NULL);
+	check_fail(mock_patch_json, "{\"a\":[1,2]}", "[{\"op\":\"remove\",\"path\":\"/a/2\"}]",
+	           NL_EINVALID,
+	           "error in remove for path: '/a/2': Unable to access invalid index: 2: invalid "
+	           "index referenced");
+	check_ok(mock_patch_json, "{\"a\":[[1],[2]]}",
+	         "[{\"op\":\"replace\",\"path\":\"/a/1/0\",\"value\":3},"
+	         "{\"op\":\"copy\",\"from\":\"/a/0\",\"path\":\"/a/-\"}]",
+	         "{\"a\":[[1],[3],[1]]}");
+}
+
+static void test_patch__json_root_pointer(void)
+{
+	check_ok(mock_patch_json, "{\"a\":1}",
+	         "[{\"op\":\"replace\",\"path\":\"\",\"value\":{\"b\":2}}]", "{\"b\":2}");
+	check_ok(mock_patch_json, "{\"a\":1}", "[{\"op\":\"add\",\"path\":\"\",\"value\":[1]}]",
+	         "[1]");
+	/* The empty key is a member name like any other. */
+	check_ok(mock_patch_json, "{\"a\":1}", "[{\"op\":\"add\",\"path\":\"/\",\"value\":2}]",
+	         "{\"a\":1,\"\":2}");
+}
+
+static void test_patch__json_move_and_copy(void)
+{
+	check_ok(mock_patch_json, "{\"a\":{\"b\":[1,2]},\"c\":null}",
+	         "[{\"op\":\"copy\",\"from\":\"/a/b\",\"path\":\"/c\"},"
+	         "{\"op\":\"add\",\"path\":\"/c/-\",\"value\":3},"
+	         "{\"op\":\"move\",\"from\":\"/a\",\"path\":\"/d\"},"
+	         "{\"op\":\"move\",\"from\":\"/d\",\"path\":\"/d\"}]",
+	         "{\"c\":[1,2,3],\"d\":{\"b\":[1,2]}}");
+	/* A value cannot be moved into one of its own children. */
+	check_fail(mock_patch_json, "{\"a\":{\"b\":{}}}",
+	           "[{\"op\":\"move\",\"from\":\"/a\",\"path\":\"/a/b/c\"}]", NL_EINVALID, NULL);
+	check_fail(mock_patch_json, "{\"a\":1}",
+	           "[{\"op\":\"move\",\"from\":\"/x\",\"path\":\"/b\"}]", NL_EINVALID,
+	           "error in move for path: 'x': unable to get nonexistent key: x: missing value");
+	check_fail(mock_patch_json, "{\"a\":1}", "[{\"op\":\"copy\",\"path\":\"/b\"}]", NL_EINVALID,
+	           "copy operation failed to decode from: operation, missing from field: missing "
+	           "value");
+}
+
+static void test_patch__json_malformed_operations(void)
+{
+	check_fail(mock_patch_json, "{}", "[{\"op\":\"frob\",\"path\":\"/a\"}]", NL_EINVALID,
+	           "Unexpected kind: frob");
+	check_fail(mock_patch_json, "{}", "[{\"path\":\"/a\"}]", NL_EINVALID,
+	           "Unexpected kind: unknown");
+	check_fail(mock_patch_json, "{}", "[{\"op\":\"add\",\"value\":1}]", NL_EINVALID,
+	           "add operation failed to decode path: missing value");
+	check_fail(mock_patch_json, "{}", "[{\"op\":\"add\",\"path\":\"/a\"}]", NL_EINVALID, NULL);
+	check_fail(mock_patch_json, "{}", "[{\"op\":\"add\",\"path\":\"a\",\"value\":1}]",
+	           NL_EINVALID, NULL);
+	/* Not a list of operations at all: the apiserver's decode step, 400. */
+	check_fail(mock_patch_json, "{}", "{\"op\":\"add\"}", NL_EBADREQUEST, NULL);
+	check_fail(mock_patch_json, "{}", "[1]", NL_EBADREQUEST, NULL);
+}
+
+static void test_patch__json_failure_leaves_doc_unchanged(void)
+{
+	/* The first operations succeed on the copy; the last fails. */
+	check_fail(mock_patch_json, "{\"a\":[1,2],\"b\":{\"c\":1}}",
+	           "[{\"op\":\"remove\",\"path\":\"/a/0\"},"
+	           "{\"op\":\"add\",\"path\":\"/b/d\",\"value\":2},"
+	           "{\"op\":\"replace\",\"path\":\"/b/c\",\"value\":5},"
+	           "{\"op\":\"test\",\"path\":\"/b/c\",\"value\":1}]",
+	           NL_EINVALID, "testing value /b/c failed: test failed");
+}
+
+static json_object *many_test_ops(int n)
+{
+	json_object *ops = json_object_new_array();
+	for (int i = 0; i < n; i++) {
+		json_object *op = json_object_new_object();
+		json_object_object_add(op, "op", json_object_new_string("test"));
+		json_object_object_add(op, "path", json_object_new_string("/a"));
+		json_object_object_add(op, "value", json_object_new_int(1));
+		json_object_array_add(ops, op);
+	}
+	return ops;
+}
+
+static void test_patch__json_operation_limit(void)
+{
+	json_object *doc = parse("{\"a\":1}");
+	json_object *out = NULL;
+	nl_err err = {0};
+
+	json_object *ops = many_test_ops(MOCK_JSON_PATCH_MAX_OPS);
+	CU_ASSERT_EQUAL(mock_patch_json(&out, doc, ops, &err), 0);
+	json_object_put(out);
+	json_object_put(ops);
+
+	out = NULL;
+	ops = many_test_ops(MOCK_JSON_PATCH_MAX_OPS + 1);
+	CU_ASSERT_EQUAL(mock_patch_json(&out, doc, ops, &err), NL_ETOOBIG);
+	CU_ASSERT_PTR_NULL(out);
+	CU_ASSERT_STRING_EQUAL(
+	    err.msg, "The allowed maximum operations in a JSON patch is 10000, got 10001");
+	json_object_put(ops);
+	json_object_put(doc);
+}
+
+/* ------------------------------------------------------ strategic merge */
+
+static const mock_resource *smp_resource;
+
+static int smp(json_object **out, json_object *doc, json_object *patch, nl_err *err)
+{
+	return mock_patch_strategic(out, smp_resource, doc, patch, err);
+}
+
+/* Like check_ok but compares the serialized text (list order matters) and
+ * checks that no directive survives. */
+static void check_smp(const mock_resource *r, const char *doc_text, const char *patch_text,
+                      const char *expected)
+{
+	json_object *doc = parse(doc_text);
+	json_object *patch = parse(patch_text);
+	json_object *saved_doc = parse(doc_text);
+	json_object *saved_patch = parse(patch_text);
+	json_object *out = NULL;
+	nl_err err = {0};
+	int rc = mock_patch_strategic(&out, r, doc, patch, &err);
+	if (rc != 0)
+		fprintf(stderr, "\n  patch %s failed: %s\n", patch_text, err.msg);
+	CU_ASSERT_EQUAL(rc, 0);
+	assert_json_text(out, expected);
+	CU_ASSERT_FALSE(has_directive(out));
+	CU_ASSERT_TRUE(json_object_equal(doc, saved_doc));
+	CU_ASSERT_TRUE(json_object_equal(patch, saved_patch));
+	json_object_put(out);
+	json_object_put(doc);
+	json_object_put(patch);
+	json_object_put(saved_doc);
+	json_object_put(saved_patch);
+}
+
+static void test_patch__smp_maps_merge_and_null_deletes(void)
+{
+	check_smp(
+	    &configmap_r,
+	    "{\"metadata\":{\"name\":\"c\",\"labels\":{\"a\":\"1\",\"b\":\"2\"}},"
+	    "\"data\":{\"k\":\"v\"}}",
+	    "{\"metadata\":{\"labels\":{\"a\":null,\"c\":\"3\"},\"annotations\":{\"x\":\"y\"}},"
+	    "\"data\":{\"k\":\"w\",\"gone\":null}}",
+	    "{\"metadata\":{\"name\":\"c\",\"labels\":{\"b\":\"2\",\"c\":\"3\"},"
+	    "\"annotations\":{\"x\":\"y\"}},\"data\":{\"k\":\"w\"}}");
+	/* A JSON null patch changes nothing, as json.Unmarshal into a map does. */
+	check_smp(&configmap_r, "{\"data\":{\"k\":\"v\"}}", "null", "{\"data\":{\"k\":\"v\"}}");
+}
+
+static void test_patch__smp_owner_references_merge_by_uid(void)
+{
+	check_smp(&configmap_r,
+	          "{\"metadata\":{\"ownerReferences\":["
+	          "{\"uid\":\"a\",\"kind\":\"Node\",\"name\":\"n1\"},"
+	          "{\"uid\":\"b\",\"kind\":\"Node\",\"name\":\"n2\"}]}}",
+	          "{\"metadata\":{\"ownerReferences\":["
+	          "{\"uid\":\"b\",\"name\":\"n2b\",\"controller\":true},"
+	          "{\"uid\":\"c\",\"kind\":\"Node\",\"name\":\"n3\"}]}}",
+	          "{\"metadata\":{\"ownerReferences\":["
+	          "{\"uid\":\"a\",\"kind\":\"Node\",\"name\":\"n1\"},"
+	          "{\"uid\":\"b\",\"kind\":\"Node\",\"name\":\"n2b\",\"controller\":true},"
+	          "{\"uid\":\"c\",\"kind\":\"Node\",\"name\":\"n3\"}]}}");
+	/* Without $setElementOrder, upstream places patch items that are new
+	 * to the list before the server-only ones. */
+	check_smp(&configmap_r, "{\"metadata\":{\"ownerReferences\":[{\"uid\":\"a\"}]}}",
+	          "{\"metadata\":{\"ownerReferences\":[{\"uid\":\"c\"}]}}",
+	          "{\"metadata\":{\"ownerReferences\":[{\"uid\":\"c\"},{\"uid\":\"a\"}]}}");
+}
+
+#define NODE_CONDITIONS                                                         \
+	"{\"status\":{\"conditions\":["                                         \
+	"{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\"}," \
+	"{\"type\":\"MemoryPressure\",\"status\":\"False\"},"                   \
+	"{\"type\":\"DiskPressure\",\"status\":\"False\"}]}}"
+
+static void test_patch__smp_conditions_merge_by_type(void)
+{
+	check_smp(&node_r, NODE_CONDITIONS,
+	          "{\"status\":{\"conditions\":[{\"type\":\"DiskPressure\",\"status\":\"True\"}]}}",
+	          "{\"status\":{\"conditions\":["
+	          "{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\"},"
+	          "{\"type\":\"MemoryPressure\",\"status\":\"False\"},"
+	          "{\"type\":\"DiskPressure\",\"status\":\"True\"}]}}");
+	/* Inside a merged item, null deletes a field; the item keeps its
+	 * place because it precedes every server-only item in the live list. */
+	check_smp(&node_r, NODE_CONDITIONS,
+	          "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\","
+	          "\"reason\":null}]}}",
+	          "{\"status\":{\"conditions\":["
+	          "{\"type\":\"Ready\",\"status\":\"False\"},"
+	          "{\"type\":\"MemoryPressure\",\"status\":\"False\"},"
+	          "{\"type\":\"DiskPressure\",\"status\":\"False\"}]}}");
+	/* Namespace conditions are keyed by type as well. */
+	check_smp(&namespace_r,
+	          "{\"status\":{\"conditions\":[{\"type\":\"A\",\"status\":\"True\"},"
+	          "{\"type\":\"B\",\"status\":\"True\"}]}}",
+	          "{\"status\":{\"conditions\":[{\"type\":\"B\",\"status\":\"False\"}]}}",
+	          "{\"status\":{\"conditions\":[{\"type\":\"A\",\"status\":\"True\"},"
+	          "{\"type\":\"B\",\"status\":\"False\"}]}}");
+}
+
+static void test_patch__smp_addresses_merge_by_type(void)
+{
+	check_smp(&node_r,
+	          "{\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.0.1\"},"
+	          "{\"type\":\"Hostname\",\"address\":\"n1\"}]}}",
+	          "{\"status\":{\"addresses\":[{\"type\":\"Hostname\",\"address\":\"n1.local\"}]}}",
+	          "{\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.0.1\"},"
+	          "{\"type\":\"Hostname\",\"address\":\"n1.local\"}]}}");
+}
+
+static void test_patch__smp_delete_directive_in_list(void)
+{
+	check_smp(
+	    &node_r, NODE_CONDITIONS,
+	    "{\"status\":{\"conditions\":[{\"$patch\":\"delete\",\"type\":\"MemoryPressure\"}]}}",
+	    "{\"status\":{\"conditions\":["
+	    "{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\"},"
+	    "{\"type\":\"DiskPressure\",\"status\":\"False\"}]}}");
+	/* Deleting an item that is not there is a no-op. */
+	check_smp(
+	    &node_r, NODE_CONDITIONS,
+	    "{\"status\":{\"conditions\":[{\"$patch\":\"delete\",\"type\":\"PIDPressure\"}]}}",
+	    NODE_CONDITIONS);
+}
+
+static void test_patch__smp_replace_directive(void)
+{
+	check_smp(&node_r, NODE_CONDITIONS,
+	          "{\"status\":{\"conditions\":[{\"$patch\":\"replace\"},"
+	          "{\"type\":\"Ready\",\"status\":\"Unknown\"}]}}",
+	          "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"Unknown\"}]}}");
+	check_smp(&configmap_r, "{\"metadata\":{\"labels\":{\"a\":\"1\",\"b\":\"2\"}}}",
+	          "{\"metadata\":{\"labels\":{\"$patch\":\"replace\",\"c\":\"3\"}}}",
+	          "{\"metadata\":{\"labels\":{\"c\":\"3\"}}}");
+}
+
+static void test_patch__smp_delete_directive_on_map(void)
+{
+	/* Upstream's handleDirectiveInMergeMap: the map becomes empty (the
+	 * schema's omitempty then drops it for map fields). */
+	check_smp(&configmap_r, "{\"metadata\":{\"name\":\"c\",\"labels\":{\"a\":\"1\"}}}",
+	          "{\"metadata\":{\"labels\":{\"$patch\":\"delete\"}}}",
+	          "{\"metadata\":{\"name\":\"c\",\"labels\":{}}}");
+}
+
+static void test_patch__smp_set_element_order(void)
+{
+	check_smp(&node_r,
+	          "{\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"10.0.0.1\"},"
+	          "{\"type\":\"Hostname\",\"address\":\"n1\"}]}}",
+	          "{\"status\":{\"$setElementOrder/addresses\":[{\"type\":\"Hostname\"},"
+	          "{\"type\":\"InternalIP\"}]}}",
+	          "{\"status\":{\"addresses\":[{\"type\":\"Hostname\",\"address\":\"n1\"},"
+	          "{\"type\":\"InternalIP\",\"address\":\"10.0.0.1\"}]}}");
+	/* kubectl's shape: the full order plus the changed items. */
+	check_smp(
+	    &node_r, "{\"status\":{\"conditions\":[{\"type\":\"A\"},{\"type\":\"B\"}]}}",
+	    "{\"status\":{\"$setElementOrder/conditions\":[{\"type\":\"A\"},{\"type\":\"C\"},"
+	    "{\"type\":\"B\"}],\"conditions\":[{\"type\":\"C\",\"status\":\"True\"}]}}",
+	    "{\"status\":{\"conditions\":[{\"type\":\"A\"},{\"type\":\"C\",\"status\":\"True\"},"
+	    "{\"type\":\"B\"}]}}");
+	/* Server-only items keep their place relative to the ordered ones. */
+	check_smp(
+	    &node_r,
+	    "{\"status\":{\"conditions\":[{\"type\":\"A\"},{\"type\":\"B\"},{\"type\":\"C\"}]}}",
+	    "{\"status\":{\"$setElementOrder/conditions\":[{\"type\":\"C\"},{\"type\":\"A\"}]}}",
+	    "{\"status\":{\"conditions\":[{\"type\":\"B\"},{\"type\":\"C\"},{\"type\":\"A\"}]}}");
+	/* A patch item missing from the order list is an error. */
+	smp_resource = &node_r;
+	check_fail(smp, "{\"status\":{\"conditions\":[{\"type\":\"A\"}]}}",
+	           "{\"status\":{\"$setElementOrder/conditions\":[{\"type\":\"A\"}],"
+	           "\"conditions\":[{\"type\":\"B\"}]}}",
+	           NL_ERROR, NULL);
+}
+
+static void test_patch__smp_retain_keys(void)
+{
+	check_smp(&configmap_r, "{\"data\":{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\"}}",
+	          "{\"data\":{\"$retainKeys\":[\"a\",\"d\"],\"d\":\"4\"}}",
+	          "{\"data\":{\"a\":\"1\",\"d\":\"4\"}}");
+	/* Every field the patch sets must be retained. */
+	smp_resource = &configmap_r;
+	check_fail(smp, "{\"data\":{\"a\":\"1\"}}",
+	           "{\"data\":{\"$retainKeys\":[\"a\"],\"b\":\"2\"}}", NL_EBADREQUEST,
+	           "invalid patch format of retainKeys");
+	check_fail(smp, "{\"data\":{\"a\":\"1\"}}", "{\"data\":{\"$retainKeys\":\"a\"}}",
+	           NL_EBADREQUEST, "invalid patch format of retainKeys");
+}
+
+static void test_patch__smp_finalizers_are_a_set(void)
+{
+	check_smp(&configmap_r, "{\"metadata\":{\"finalizers\":[\"a\",\"b\"]}}",
+	          "{\"metadata\":{\"finalizers\":[\"b\",\"c\"]}}",
+	          "{\"metadata\":{\"finalizers\":[\"a\",\"b\",\"c\"]}}");
+	/* A new value with no anchor in the live list goes first, as upstream. */
+	check_smp(&configmap_r, "{\"metadata\":{\"finalizers\":[\"a\",\"b\"]}}",
+	          "{\"metadata\":{\"finalizers\":[\"c\",\"c\"]}}",
+	          "{\"metadata\":{\"finalizers\":[\"c\",\"a\",\"b\"]}}");
+	check_smp(&configmap_r, "{\"metadata\":{}}", "{\"metadata\":{\"finalizers\":[\"x\"]}}",
+	          "{\"metadata\":{\"finalizers\":[\"x\"]}}");
+}
+
+static void test_patch__smp_delete_from_primitive_list(void)
+{
+	check_smp(&configmap_r, "{\"metadata\":{\"finalizers\":[\"a\",\"b\",\"c\"]}}",
+	          "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":[\"b\"]}}",
+	          "{\"metadata\":{\"finalizers\":[\"a\",\"c\"]}}");
+	/* What kubectl edit/apply sends when a finalizer is removed. */
+	check_smp(&configmap_r, "{\"metadata\":{\"finalizers\":[\"a\",\"b\",\"c\"]}}",
+	          "{\"metadata\":{\"$setElementOrder/finalizers\":[\"c\",\"a\"],"
+	          "\"$deleteFromPrimitiveList/finalizers\":[\"b\"]}}",
+	          "{\"metadata\":{\"finalizers\":[\"c\",\"a\"]}}");
+	/* Nothing to delete from: no list appears. */
+	check_smp(&configmap_r, "{\"metadata\":{\"name\":\"x\"}}",
+	          "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":[\"b\"]}}",
+	          "{\"metadata\":{\"name\":\"x\"}}");
+	smp_resource = &configmap_r;
+	check_fail(smp, "{\"metadata\":{\"finalizers\":[\"a\"]}}",
+	           "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":\"a\"}}", NL_EBADREQUEST,
+	           "invalid patch format of primitive list");
+}
+
+static void test_patch__smp_pod_cidrs_union_on_node_only(void)
+{
+	check_smp(&node_r, "{\"spec\":{\"podCIDRs\":[\"10.0.0.0/24\"]}}",
+	          "{\"spec\":{\"podCIDRs\":[\"10.0.0.0/24\",\"fd00::/64\"]}}",
+	          "{\"spec\":{\"podCIDRs\":[\"10.0.0.0/24\",\"fd00::/64\"]}}");
+	/* The same path on another kind has no strategy: replaced. */
+	check_smp(&configmap_r, "{\"spec\":{\"podCIDRs\":[\"10.0.0.0/24\"]}}",
+	          "{\"spec\":{\"podCIDRs\":[\"fd00::/64\"]}}",
+	          "{\"spec\":{\"podCIDRs\":[\"fd00::/64\"]}}");
+}
+
+static void test_patch__smp_plain_lists_are_replaced(void)
+{
+	check_smp(&node_r,
+	          "{\"status\":{\"images\":[{\"names\":[\"a\"],\"sizeBytes\":1},"
+	          "{\"names\":[\"b\"],\"sizeBytes\":2}]}}",
+	          "{\"status\":{\"images\":[{\"names\":[\"c\"],\"sizeBytes\":3}]}}",
+	          "{\"status\":{\"images\":[{\"names\":[\"c\"],\"sizeBytes\":3}]}}");
+	check_smp(&node_r, "{\"spec\":{\"taints\":[{\"key\":\"a\",\"effect\":\"NoSchedule\"}]}}",
+	          "{\"spec\":{\"taints\":[{\"key\":\"b\",\"effect\":\"NoExecute\"}]}}",
+	          "{\"spec\":{\"taints\":[{\"key\":\"b\",\"effect\":\"NoExecute\"}]}}");
+	check_smp(&node_r,
+	          "{\"status\":{\"volumesAttached\":[{\"name\":\"v1\",\"devicePath\":\"/a\"}]}}",
+	          "{\"status\":{\"volumesAttached\":[{\"name\":\"v2\",\"devicePath\":\"/b\"}]}}",
+	          "{\"status\":{\"volumesAttached\":[{\"name\":\"v2\",\"devicePath\":\"/b\"}]}}");
+	/* Type changes replace too. */
+	check_smp(&configmap_r, "{\"data\":{\"k\":\"v\"}}", "{\"data\":[\"x\"]}",
+	          "{\"data\":[\"x\"]}");
+}
+
+static void test_patch__smp_directives_never_leak(void)
+{
+	/* Directives in parts of the patch that land where nothing existed. */
+	check_smp(&node_r, "{\"metadata\":{\"name\":\"n\"}}",
+	          "{\"status\":{\"conditions\":[{\"$patch\":\"delete\",\"type\":\"X\"},"
+	          "{\"type\":\"Ready\",\"status\":\"True\",\"reason\":null}],"
+	          "\"$setElementOrder/addresses\":[{\"type\":\"Hostname\"}],"
+	          "\"nodeInfo\":{\"$retainKeys\":[\"kubeletVersion\"],\"kubeletVersion\":\"v1\"},"
+	          "\"config\":{\"$patch\":\"replace\",\"active\":{\"x\":null}}},"
+	          "\"spec\":{\"taints\":[{\"$patch\":\"replace\"},{\"key\":\"k\"}]}}",
+	          "{\"metadata\":{\"name\":\"n\"},"
+	          "\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}],"
+	          "\"nodeInfo\":{\"kubeletVersion\":\"v1\"},\"config\":{\"active\":{}}},"
+	          "\"spec\":{\"taints\":[{\"key\":\"k\"}]}}");
+}
+
+static void test_patch__smp_errors(void)
+{
+	smp_resource = &configmap_r;
+	check_fail(smp, "{\"metadata\":{\"ownerReferences\":[{\"uid\":\"a\"}]}}",
+	           "{\"metadata\":{\"ownerReferences\":[{\"name\":\"x\"}]}}", NL_ERROR,
+	           "map: map[name:x] does not contain declared merge key: uid");
+	check_fail(smp, "{\"metadata\":{}}", "{\"metadata\":{\"$patch\":\"frob\"}}", NL_ERROR,
+	           "unknown patch type: frob in map: map[$patch:frob]");
+	check_fail(smp, "{\"metadata\":{\"ownerReferences\":[{\"uid\":\"a\"}]}}",
+	           "{\"metadata\":{\"ownerReferences\":[{\"$patch\":\"merge\"}]}}", NL_ERROR,
+	           "merging lists cannot yet be specified in the patch");
+	check_fail(smp, "{\"metadata\":{\"finalizers\":[\"a\"]}}",
+	           "{\"metadata\":{\"finalizers\":[[\"b\"]]}}", NL_ERROR, NULL);
+	check_fail(smp, "{\"metadata\":{\"finalizers\":[]}}",
+	           "{\"metadata\":{\"finalizers\":[[\"b\"]]}}", NL_EINVALID,
+	           "lists of lists are not supported");
+	check_fail(smp, "{}", "[1]", NL_EBADREQUEST,
+	           "json: cannot unmarshal array into Go value of type map[string]interface {}");
+	check_fail(smp, "{}", "{\"metadata\":{\"$setElementOrderX/finalizers\":[]}}",
+	           NL_EBADREQUEST, "invalid patch format of setElementOrder list");
+}
+
+static void test_patch__smp_whole_object_directives(void)
+{
+	check_smp(&configmap_r, "{\"metadata\":{\"name\":\"a\"},\"data\":{\"k\":\"v\"}}",
+	          "{\"$patch\":\"replace\",\"metadata\":{\"name\":\"b\"}}",
+	          "{\"metadata\":{\"name\":\"b\"}}");
+	check_smp(&configmap_r, "{\"metadata\":{\"name\":\"a\"}}", "{\"$patch\":\"delete\"}", "{}");
+}
+
+static CU_TestInfo patch_tests[] = {
+    {"merge_rfc7386_appendix_a", test_patch__merge_rfc7386_appendix_a},
+    {"merge_null_patch_yields_null", test_patch__merge_null_patch_yields_null},
+    {"merge_does_not_share_nodes_with_patch", test_patch__merge_does_not_share_nodes_with_patch},
+    {"json_rfc6902_appendix_a_successes", test_patch__json_rfc6902_appendix_a_successes},
+    {"json_rfc6902_appendix_a_errors", test_patch__json_rfc6902_appendix_a_errors},
+    {"json_failed_test_reports_path", test_patch__json_failed_test_reports_path},
+    {"json_test_compares_numbers_by_value", test_patch__json_test_compares_numbers_by_value},
+    {"json_remove_missing_path", test_patch__json_remove_missing_path},
+    {"json_pointer_escapes", test_patch__json_pointer_escapes},
+    {"json_array_index_rules", test_patch__json_array_index_rules},
+    {"json_root_pointer", test_patch__json_root_pointer},
+    {"json_move_and_copy", test_patch__json_move_and_copy},
+    {"json_malformed_operations", test_patch__json_malformed_operations},
+    {"json_failure_leaves_doc_unchanged", test_patch__json_failure_leaves_doc_unchanged},
+    {"json_operation_limit", test_patch__json_operation_limit},
+    {"smp_maps_merge_and_null_deletes", test_patch__smp_maps_merge_and_null_deletes},
+    {"smp_owner_references_merge_by_uid", test_patch__smp_owner_references_merge_by_uid},
+    {"smp_conditions_merge_by_type", test_patch__smp_conditions_merge_by_type},
+    {"smp_addresses_merge_by_type", test_patch__smp_addresses_merge_by_type},
+    {"smp_delete_directive_in_list", test_patch__smp_delete_directive_in_list},
+    {"smp_replace_directive", test_patch__smp_replace_directive},
+    {"smp_delete_directive_on_map", test_patch__smp_delete_directive_on_map},
+    {"smp_set_element_order", test_patch__smp_set_element_order},
+    {"smp_retain_keys", test_patch__smp_retain_keys},
+    {"smp_finalizers_are_a_set", test_patch__smp_finalizers_are_a_set},
+    {"smp_delete_from_primitive_list", test_patch__smp_delete_from_primitive_list},
+    {"smp_pod_cidrs_union_on_node_only", test_patch__smp_pod_cidrs_union_on_node_only},
+    {"smp_plain_lists_are_replaced", test_patch__smp_plain_lists_are_replaced},
+    {"smp_directives_never_leak", test_patch__smp_directives_never_leak},
+    {"smp_errors", test_patch__smp_errors},
+    {"smp_whole_object_directives", test_patch__smp_whole_object_directives},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo nl_test_suites[] = {
+    {"patch", NULL, NULL, NULL, NULL, patch_tests},
+    CU_SUITE_INFO_NULL,
+};
