@@ -1,0 +1,126 @@
+/* The watch hub's data, shared by watch.c (hub, ring, wake-ups) and
+ * watch_stream.c (what a watcher sends). Everything here is guarded by
+ * mock_watch_hub.lock. */
+#ifndef MOCK_WATCH_INTERNAL_H
+#define MOCK_WATCH_INTERNAL_H
+
+#include <pthread.h>
+
+#include "watch.h"
+
+/* What selectors look at, taken from an object once when the change is
+ * recorded, so each watcher filters without parsing JSON. */
+typedef struct {
+	json_object *labels; /* metadata.labels, NULL when none */
+	char *name;
+	char *ns;      /* "" for cluster-scoped objects */
+	char **fields; /* values of r->selectable_fields; an element may be NULL */
+	size_t nfields;
+} watch_attrs;
+
+/* One change as the store reported it. */
+typedef struct {
+	uint64_t rv;
+	mock_store_event type;
+	char *json; /* the object (for DELETED its last state, deletion rv) */
+	size_t len;
+	watch_attrs now;
+	watch_attrs old; /* the previous state; MODIFIED only */
+} watch_event;
+
+/* The last cap changes of one resource, oldest first: the event with
+ * sequence number q sits at v[q % cap] while first <= q < first + n. */
+typedef struct {
+	watch_event **v;
+	size_t cap, n;
+	uint64_t first;
+	uint64_t base_rv; /* resourceVersion when the hub attached */
+	int evicted;      /* an event has left the ring since */
+} watch_ring;
+
+/* How a watcher writes objects: the kind, and an optional encoder. */
+typedef struct {
+	const mock_resource *r;
+	mock_watch_encode_fn fn; /* NULL: the object's JSON as stored */
+	void *payload;
+	void (*free)(void *payload);
+} watch_encoder;
+
+typedef enum {
+	WATCH_LIVE,   /* sending events */
+	WATCH_ENDING, /* send what is buffered, then end the stream */
+	WATCH_GONE,   /* the peer closed: drop the connection */
+} watch_state;
+
+struct mock_watcher {
+	mock_watch_hub *hub;
+	mock_watcher *prev, *next; /* all watchers of the hub */
+	mock_watcher *wake_next;   /* the hub thread's list of watchers to resume */
+	const mock_resource *r;
+	watch_encoder enc;
+	char *ns; /* NULL: all namespaces */
+	nl_label_selector *labels;
+	nl_field_selector *fields;
+	int filtered;      /* ns, labels or fields restrict the events */
+	uint64_t next_seq; /* next ring event to consider */
+	uint64_t rv;       /* last resourceVersion sent; bookmarks never go below */
+	nl_buf out;        /* bytes not yet handed to the connection, from off */
+	size_t off;
+	int64_t deadline_ms;      /* monotonic; the stream ends then */
+	int64_t next_bookmark_ms; /* 0: no bookmarks */
+	int limited;              /* a fault ends the stream after events_left events */
+	uint64_t events_left;
+	int stall; /* a fault: send nothing */
+	watch_state state;
+	int parked;
+	void *conn;
+	int fd;
+	mock_watch_conn_fn park, wake;
+};
+
+struct mock_watch_hub {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;    /* the hub thread: changes, or stop */
+	pthread_cond_t drained; /* the last watcher closed */
+	mock_store *store;
+	watch_ring rings[MOCK_KIND_COUNT];
+	uint64_t rv; /* the last resourceVersion the store reported */
+	unsigned bookmark_ms;
+	mock_watcher *head;
+	size_t count;
+	int pending;     /* changes since the hub thread last looked */
+	int64_t wake_at; /* when the hub thread means to look again */
+	int stopping;
+	int quit;
+	pthread_t thread;
+	int thread_started;
+};
+
+/* Monotonic milliseconds. */
+int64_t mock__watch_now_ms(void);
+/* The ring event with sequence q, or NULL when it is not retained. */
+watch_event *mock__watch_ring_at(const watch_ring *g, uint64_t q);
+/* The oldest resourceVersion the ring can resume from. */
+uint64_t mock__watch_ring_oldest(const watch_ring *g);
+
+/* watch_stream.c. The event type this watcher sees for e ("ADDED", ...), or
+ * NULL when e is outside its selection before and after. */
+const char *mock__watch_classify(const mock_watcher *w, const watch_event *e);
+/* Fill w->out with the next line due at now: an event, or a bookmark.
+ * 1 when a line is ready, 0 when nothing is due, -1 when the watcher fell
+ * out of the ring (too slow) or ran out of memory: the stream must end. */
+int mock__watch_next_line(mock_watcher *w, int64_t now);
+/* Append one event line {"type":…,"object":…}\n for an object to out. */
+int mock__watch_add_line(nl_buf *out, const watch_encoder *enc, const char *type, const char *json,
+                         size_t len);
+/* Append the ERROR line for st. */
+int mock__watch_add_error(nl_buf *out, const nl_status *st);
+/* Append a BOOKMARK line at rv, with the initial-events-end annotation when
+ * initial_end. */
+int mock__watch_add_bookmark(nl_buf *out, const watch_encoder *enc, uint64_t rv, int initial_end);
+
+/* Build the attrs of an object's JSON (for r's selectable fields). */
+int mock__watch_attrs(watch_attrs *a, const mock_resource *r, const char *json, size_t len);
+void mock__watch_attrs_free(watch_attrs *a);
+
+#endif
