@@ -5,8 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aggregated.h"
 #include "handlers.h"
+#include "health.h"
 #include "internal.h"
+#include "negotiation.h"
+#include "openapi.h"
 #include "router.h"
 
 static const char *const all_verbs[] = {
@@ -210,9 +214,13 @@ int mock_handle_discovery(mock_api *api, const mock_request *req, mock_response 
 	const char *p = req->path;
 	json_object *doc = NULL;
 
-	if (path_is(p, "/healthz") || path_is(p, "/livez") || path_is(p, "/readyz")) {
-		mock_response_json(resp, 200, "ok", 2);
-		resp->content_type = "text/plain; charset=utf-8";
+	if (mock_handle_health(req, resp) || mock_handle_openapi(req, resp))
+		return 1;
+	/* /api and /apis in the aggregated form when the client asks for it. */
+	mock_negotiated neg = {MOCK_MEDIA_JSON, MOCK_AS_NONE, ""};
+	if ((path_is(p, "/api") || path_is(p, "/apis")) && strcmp(req->method, "GET") == 0 &&
+	    mock_negotiate_output(&neg, req->accept, MOCK_ALLOW_DISCOVERY) == 0) {
+		mock_discovery_aggregated(resp, req, &neg, path_is(p, "/api"));
 		return 1;
 	}
 	if (path_is(p, "/version"))
@@ -234,6 +242,14 @@ int mock_handle_discovery(mock_api *api, const mock_request *req, mock_response 
 		mock_response_status(resp, nl_status_method_not_allowed());
 		return 1;
 	}
+	/* /version is raw JSON; the documents are negotiated (negotiation.h). */
+	if (!path_is(p, "/version") &&
+	    mock_negotiate_output(&neg, req->accept, MOCK_ALLOW_PLAIN) != 0) {
+		json_object_put(doc);
+		mock_response_status(resp, mock_status_not_acceptable());
+		return 1;
+	}
 	answer(resp, doc);
+	mock_negotiate_finish(&neg, NULL, req, resp);
 	return 1;
 }

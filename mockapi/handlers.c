@@ -4,16 +4,21 @@
 #include "handlers.h"
 
 #include <errno.h>
+#include <math.h>
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "log.h"
+#include "managed_fields.h"
 #include "schema.h"
 #include "uuid.h"
 #include "validation.h"
+#include "watch.h"
+#include "write_request.h"
 
 static const char *rt_ns(const mock_route *rt)
 {
@@ -83,17 +88,15 @@ static void list_or_delete(mock_api *api, const mock_route *rt, const mock_reque
 	nl_buf_init(&out, resp->body.cap);
 	if (parse_list_opts(&o, &ls, &fs, rt, req, resp) != 0)
 		goto done;
-	const char *watch = mock_request_query(req, "watch");
-	if (!delete &&watch && (strcmp(watch, "true") == 0 || strcmp(watch, "1") == 0)) {
-		/* Honest refusal until the watch hub exists: a list here would
-		 * make a client believe it is watching. */
-		mock_response_status(
-		    resp, nl_status_newf(405, "MethodNotAllowed",
-		                         "watch is not supported by this nodelet-mockapi"));
-		goto done;
+	/* A dry run answers what would be deleted: the whole selection, now. */
+	int dry = mock_dry_run(req) ? delete : 0;
+	if (dry) {
+		o.limit = 0;
+		o.continue_token = NULL;
+		o.resource_version = NULL;
 	}
-	int rc = delete ? mock_store_delete_collection(api->store, rt->res, &o, &out, &st)
-	                : mock_store_list(api->store, rt->res, &o, &out, &st);
+	int rc = delete != dry ? mock_store_delete_collection(api->store, rt->res, &o, &out, &st)
+	                       : mock_store_list(api->store, rt->res, &o, &out, &st);
 	if (rc != 0)
 		mock_response_status(resp, st);
 	else
@@ -107,13 +110,22 @@ done:
 void mock_handle_list(mock_api *api, const mock_route *rt, const mock_request *req,
                       mock_response *resp)
 {
+	nl_status *st = NULL;
+	/* An Exact list older than the watch history is gone (410). */
+	if (mock_watch_check_list(api, rt, req, &st) != 0) {
+		mock_response_status(resp, st);
+		return;
+	}
 	list_or_delete(api, rt, req, resp, 0);
 }
+
+static int check_options(const mock_request *req, const char *kind, mock_response *resp);
 
 void mock_handle_delete_collection(mock_api *api, const mock_route *rt, const mock_request *req,
                                    mock_response *resp)
 {
-	list_or_delete(api, rt, req, resp, 1);
+	if (check_options(req, "DeleteOptions", resp) == 0)
+		list_or_delete(api, rt, req, resp, 1);
 }
 
 /* "the object provided is unrecognized ..." with the apiserver's 30-byte
@@ -129,6 +141,33 @@ static nl_status *unrecognized(const mock_resource *r, const char *why, const ch
 	return nl_status_newf(400, "BadRequest",
 	                      "the object provided is unrecognized (must be of type %s): %s (%s)",
 	                      r->kind, why, summary);
+}
+
+/* json-c reads NaN and Infinity, which are not JSON: Go's decoder stops at
+ * them ("invalid character 'N' looking for beginning of value"), and
+ * stored they would be written back as invalid JSON. Found by fuzzing. */
+static int has_non_finite(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return !isfinite(json_object_get_double(o));
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			if (has_non_finite(json_object_array_get_idx(o, i)))
+				return 1;
+		return 0;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v)
+		{
+			(void)k;
+			if (has_non_finite(v))
+				return 1;
+		}
+		return 0;
+	}
+	default:
+		return 0;
+	}
 }
 
 /* Decode the request body into the kind's canonical object, as the
@@ -163,6 +202,16 @@ static json_object *decode_body(const mock_resource *r, const mock_request *req,
 		mock_response_status(resp, unrecognized(r, why, req->body, req->body_len));
 		return NULL;
 	}
+	if (has_non_finite(in)) {
+		json_object_put(in);
+		char why[128];
+		snprintf(why, sizeof(why),
+		         "couldn't get version/kind; json parse error: invalid character '%c' "
+		         "looking for beginning of value",
+		         strstr(req->body, "NaN") ? 'N' : 'I');
+		mock_response_status(resp, unrecognized(r, why, req->body, req->body_len));
+		return NULL;
+	}
 	if (!json_object_is_type(in, json_type_object)) {
 		json_object_put(in);
 		mock_response_status(
@@ -194,49 +243,23 @@ static json_object *decode_body(const mock_resource *r, const mock_request *req,
 	}
 
 	json_object *obj = NULL;
-	mock_unknown_fields unknown = {0};
-	nl_err err = {0};
-	int rc = mock_schema_decode(&obj, r, in, &unknown, &err);
+	nl_buf msg;
+	nl_buf_init(&msg, 64 * 1024);
+	int rc = mock_decode_typed(&obj, r, in, req, resp, &msg);
 	json_object_put(in);
-	if (rc != 0) {
+	if (rc == NL_EPARSE)
 		mock_response_status(resp,
 		                     nl_status_newf(400, "BadRequest",
 		                                    "%s in version \"%s\" cannot be handled as "
 		                                    "a %s: %s",
-		                                    r->kind, r->version, r->kind, err.msg));
-		return NULL;
-	}
-	const char *validation = mock_request_query(req, "fieldValidation");
-	if (unknown.n > 0 && validation && strcmp(validation, "Strict") == 0) {
-		nl_buf msg;
-		nl_buf_init(&msg, 64 * 1024);
-		nl_buf_adds(&msg, "strict decoding error: ");
-		for (size_t i = 0; i < unknown.n; i++)
-			nl_buf_printf(&msg, "%sunknown field \"%s\"", i ? ", " : "",
-			              unknown.paths[i]);
+		                                    r->kind, r->version, r->kind, msg.data));
+	else if (rc == NL_EBADREQUEST)
 		mock_response_status(resp, nl_status_bad_request(msg.data));
-		nl_buf_free(&msg);
-		mock_unknown_fields_free(&unknown);
-		json_object_put(obj);
-		return NULL;
-	}
-	if (!validation || strcmp(validation, "Ignore") != 0) {
-		for (size_t i = 0; i < unknown.n; i++) {
-			char w[300];
-			snprintf(w, sizeof(w), "unknown field \\\"%s\\\"", unknown.paths[i]);
-			mock_response_warn(resp, w);
-		}
-	}
-	mock_unknown_fields_free(&unknown);
-	return obj;
+	else if (rc)
+		mock_response_status(resp, nl_status_internal("out of memory"));
+	nl_buf_free(&msg);
+	return rc ? NULL : obj;
 }
-
-/* Write hook state: the resource and which endpoint (main or /status). */
-typedef struct {
-	const mock_resource *r;
-	int status_subresource;
-	const char *name;
-} write_ctx;
 
 static void copy_field(json_object *dst, json_object *src, const char *key)
 {
@@ -248,16 +271,30 @@ static void copy_field(json_object *dst, json_object *src, const char *key)
 
 /* Under the store's write lock: the strategy's PrepareForUpdate (a main
  * resource write keeps the stored status, a status write keeps the stored
- * spec), defaults on create, then validation. */
-static nl_status *write_hook(json_object *obj, json_object *old, void *payload)
+ * spec), defaults on create, the manager's managedFields entry (after the
+ * resets, so fields the endpoint resets are nobody's), then validation. */
+nl_status *mock_write_prepare(json_object *obj, json_object *old, void *payload)
 {
-	write_ctx *c = payload;
-	if (old && c->r->has_status)
+	mock_write_ctx *c = payload;
+	/* NodeRestriction (access.h) sees the object as sent, before the
+	 * endpoint's resets, as admission precedes the strategy upstream. */
+	nl_status *denied = mock_access_admit(c->api, c->req, c->r, c->name, obj, old);
+	if (denied)
+		return denied;
+	if (old && c->r->has_status) {
 		copy_field(obj, old, c->status_subresource ? "spec" : "status");
+		/* The copied field went last in json-c's order: back to Go's
+		 * (spec before status), as the apiserver writes it. */
+		if (mock_schema_sort_object(obj, c->r->schema) != 0)
+			return nl_status_internal("out of memory");
+	}
 	if (old && c->r->prepare_update)
 		c->r->prepare_update(obj, old);
 	if (!old && c->r->prepare_create)
 		c->r->prepare_create(obj);
+	if (mock_managed_update(obj, old, c->r, c->manager, c->status_subresource ? "status" : "",
+	                        c->now) != 0)
+		return nl_status_internal("out of memory");
 
 	mock_ferrs errs;
 	mock_ferrs_init(&errs);
@@ -310,33 +347,49 @@ static int settle_namespace(json_object *obj, const mock_route *rt, mock_respons
 	return 0;
 }
 
-static int dry_run(const mock_request *req)
+/* Create/UpdateOptions (422) before the body is read, as the apiserver. */
+static int check_options(const mock_request *req, const char *kind, mock_response *resp)
 {
-	const char *d = mock_request_query(req, "dryRun");
-	return d && strcmp(d, "All") == 0;
+	nl_status *st = NULL;
+	if (mock_check_write_options(&st, req, kind) == 0)
+		return 0;
+	mock_response_status(resp, st ? st : nl_status_internal("out of memory"));
+	return -1;
+}
+
+void mock_write_ctx_init(mock_write_ctx *c, mock_api *api, const mock_route *rt,
+                         const mock_request *req, const char *name)
+{
+	memset(c, 0, sizeof(*c));
+	c->r = rt->res;
+	c->status_subresource = rt->subresource[0] != '\0';
+	c->name = name ? name : "";
+	mock_field_manager(c->manager_buf, req);
+	c->manager = c->manager_buf;
+	nl_time_format(c->now, mock_store_now(api->store));
+	c->api = api;
+	c->req = req;
 }
 
 void mock_handle_create(mock_api *api, const mock_route *rt, const mock_request *req,
                         mock_response *resp)
 {
+	if (check_options(req, "CreateOptions", resp) != 0)
+		return;
 	json_object *obj = decode_body(rt->res, req, resp);
 	if (!obj)
 		return;
 	if (settle_namespace(obj, rt, resp) != 0)
 		goto done;
 	generate_name(obj);
-	if (dry_run(req)) {
-		mock_response_status(resp, nl_status_bad_request("dryRun is not supported by this "
-		                                                 "nodelet-mockapi"));
-		goto done;
-	}
-	const char *name = nl_meta_name(obj);
-	write_ctx c = {rt->res, 0, name ? name : ""};
+	mock_write_ctx c;
+	mock_write_ctx_init(&c, api, rt, req, nl_meta_name(obj));
+	unsigned flags = mock_dry_run(req) ? MOCK_WRITE_F_DRY_RUN : 0;
 	char *json = NULL;
 	size_t len = 0;
 	nl_status *st = NULL;
-	if (mock_store_write(api->store, rt->res, MOCK_WRITE_CREATE, obj, write_hook, &c, &json,
-	                     &len, NULL, &st) != 0)
+	if (mock_store_write_ex(api->store, rt->res, MOCK_WRITE_CREATE, flags, obj,
+	                        mock_write_prepare, &c, &json, &len, NULL, &st) != 0)
 		mock_response_status(resp, st);
 	else
 		answer_bytes(resp, 201, json, len);
@@ -347,6 +400,8 @@ done:
 void mock_handle_update(mock_api *api, const mock_route *rt, const mock_request *req,
                         mock_response *resp)
 {
+	if (check_options(req, "UpdateOptions", resp) != 0)
+		return;
 	json_object *obj = decode_body(rt->res, req, resp);
 	if (!obj)
 		return;
@@ -360,18 +415,15 @@ void mock_handle_update(mock_api *api, const mock_route *rt, const mock_request 
 	}
 	if (settle_namespace(obj, rt, resp) != 0)
 		goto done;
-	if (dry_run(req)) {
-		mock_response_status(resp, nl_status_bad_request("dryRun is not supported by this "
-		                                                 "nodelet-mockapi"));
-		goto done;
-	}
-	write_ctx c = {rt->res, rt->subresource[0] != '\0', rt->name};
+	mock_write_ctx c;
+	mock_write_ctx_init(&c, api, rt, req, rt->name);
+	unsigned flags = mock_dry_run(req) ? MOCK_WRITE_F_DRY_RUN : 0;
 	char *json = NULL;
 	size_t len = 0;
 	int created = 0;
 	nl_status *st = NULL;
-	if (mock_store_write(api->store, rt->res, MOCK_WRITE_UPDATE, obj, write_hook, &c, &json,
-	                     &len, &created, &st) != 0)
+	if (mock_store_write_ex(api->store, rt->res, MOCK_WRITE_UPDATE, flags, obj,
+	                        mock_write_prepare, &c, &json, &len, &created, &st) != 0)
 		mock_response_status(resp, st);
 	else
 		answer_bytes(resp, created ? 201 : 200, json, len);
@@ -421,20 +473,41 @@ static void answer_deleted_namespace(mock_api *api, mock_response *resp, const c
 	(void)api;
 }
 
+/* dryRun=All as a query parameter or in the DeleteOptions body (kubectl
+ * delete --dry-run=server sends the latter). */
+static int delete_dry_run(const mock_request *req, json_object *opts)
+{
+	json_object *d = NULL;
+	if (mock_dry_run(req))
+		return 1;
+	if (!opts || !json_object_object_get_ex(opts, "dryRun", &d) ||
+	    !json_object_is_type(d, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(d); i++) {
+		json_object *v = json_object_array_get_idx(d, i);
+		if (json_object_is_type(v, json_type_string) &&
+		    strcmp(json_object_get_string(v), "All") == 0)
+			return 1;
+	}
+	return 0;
+}
+
 void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request *req,
                         mock_response *resp)
 {
 	json_object *opts = NULL;
-	if (parse_delete_options(&opts, req, resp) != 0)
+	if (check_options(req, "DeleteOptions", resp) != 0 ||
+	    parse_delete_options(&opts, req, resp) != 0)
 		return;
 	const char *pre_uid = opts ? nl_json_get_string(opts, "preconditions.uid") : NULL;
 	const char *pre_rv =
 	    opts ? nl_json_get_string(opts, "preconditions.resourceVersion") : NULL;
+	unsigned flags = delete_dry_run(req, opts) ? MOCK_WRITE_F_DRY_RUN : 0;
 	char *json = NULL;
 	size_t len = 0;
 	nl_status *st = NULL;
-	if (mock_store_delete(api->store, rt->res, rt_ns(rt), rt->name, pre_uid, pre_rv, &json,
-	                      &len, &st) != 0) {
+	if (mock_store_delete_ex(api->store, rt->res, rt_ns(rt), rt->name, flags, pre_uid, pre_rv,
+	                         &json, &len, &st) != 0) {
 		mock_response_status(resp, st);
 	} else if (rt->res->id == MOCK_KIND_NAMESPACE) {
 		answer_deleted_namespace(api, resp, json);

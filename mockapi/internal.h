@@ -30,6 +30,19 @@ typedef struct {
 	const char *body;         /* NUL-terminated, may be NULL when empty */
 	size_t body_len;
 	int body_too_large; /* the body exceeded the limit and was discarded */
+	/* If-None-Match, for ETag revalidation; may be NULL. */
+	const char *if_none_match;
+	/* Set by the fault gate (gate.h) when a watch fault fired for this
+	 * request; the watch handler honours it (faults.h). NULL otherwise. */
+	const struct mock_watch_fault *watch_fault;
+	/* Who sent it (access.h), set by the server when authentication or
+	 * authorization is configured: user name and groups (system:anonymous
+	 * for no credentials). user NULL: not checked (an internal request such
+	 * as fixtures, or a server without authentication). */
+	const char *user;
+	const char *const *groups;
+	size_t ngroups;
+	int unauthenticated; /* credentials were presented and refused: 401 */
 } mock_request;
 
 typedef struct {
@@ -38,13 +51,33 @@ typedef struct {
 	nl_buf body;
 	char warning[512]; /* "Warning" header value(s) or "" */
 	int retry_after;   /* Retry-After seconds, 0 = none */
+	/* Further headers, "Name: value\r\n" each (mock_response_header); a
+	 * Cache-Control here replaces the default "no-cache, private". */
+	char headers[512];
+	/* A truncate fault: announce the whole body, send truncate_at bytes of
+	 * it, then close the connection (gate.h). */
+	int truncated;
+	size_t truncate_at;
+	/* A watch stream (watch.h) served instead of body; freed with the
+	 * response unless the server takes it (then set to NULL). */
+	struct mock_watcher *watch;
 } mock_response;
+
+struct mock_control;
 
 /* The state every handler reads. */
 typedef struct {
 	mock_store *store;
 	const mock_options *opts;
 	unsigned port;
+	/* Faults, journal, controllers and the control API (control.h); NULL
+	 * when the request path runs without a server (unit tests). */
+	struct mock_control *ctl;
+	/* The watch hub (watch.h); NULL: watch answers 405 (unit tests). */
+	struct mock_watch_hub *watch;
+	/* TLS, authentication, authorization, limits (access.h); NULL: none
+	 * (unit tests). */
+	struct mock_access *access;
 } mock_api;
 
 /* First value of a query parameter, or NULL. */
@@ -58,6 +91,13 @@ void mock_response_status(mock_response *resp, nl_status *st);
 void mock_response_json(mock_response *resp, int code, const char *json, size_t len);
 /* Add a `299 - "text"` warning. */
 void mock_response_warn(mock_response *resp, const char *text);
+/* Add a response header (ETag, Vary, Cache-Control, Location). Silently
+ * dropped when resp->headers is full. */
+void mock_response_header(mock_response *resp, const char *name, const char *value);
+
+/* The server's request state (server.c), for the control API's C entry
+ * points. Borrowed; lives as long as s. */
+mock_api *mock_server_api(mock_server *s);
 
 /* Route and handle one request (router.c). Never fails: every problem is an
  * HTTP answer in resp. */

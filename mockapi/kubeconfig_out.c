@@ -1,82 +1,109 @@
 #include "kubeconfig_out.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
+#include <nodelet/base64.h>
+#include <nodelet/buf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-static int write_all(int fd, const char *p, size_t n)
+#include "access.h"
+#include "atomic_file.h"
+#include "internal.h"
+#include "mockapi.h"
+
+#define MAX_KUBECONFIG (4u * 1024u * 1024u)
+
+/* "key: <base64 of pem>" at indent, when pem is set. */
+static int add_data(nl_buf *b, const char *indent, const char *key, const char *pem)
 {
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	char *enc = NULL;
+	if (!pem)
+		return 0;
+	if (nl_base64_encode(&enc, (const unsigned char *)pem, strlen(pem)) != 0)
+		return NL_ENOMEM;
+	int rc = nl_buf_printf(b, "%s%s: %s\n", indent, key, enc);
+	free(enc);
+	return rc;
 }
 
-/* fsync the directory so the rename itself survives a crash. */
-static void sync_dir_of(const char *path)
+/* A YAML double-quoted scalar: a token may hold any character. */
+static int add_quoted(nl_buf *b, const char *s)
 {
-	char *copy = strdup(path);
-	if (!copy)
-		return;
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
+	int rc = nl_buf_adds(b, "\"");
+	for (; rc == 0 && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			rc = nl_buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			rc = nl_buf_printf(b, "\\x%02x", c);
+		else
+			rc = nl_buf_add(b, s, 1);
 	}
-	free(copy);
+	return rc ? rc : nl_buf_adds(b, "\"");
+}
+
+static int render(nl_buf *b, const char *url, const mock_kubeconfig_creds *c)
+{
+	int rc = nl_buf_printf(b,
+	                       "apiVersion: v1\n"
+	                       "kind: Config\n"
+	                       "clusters:\n"
+	                       "- name: nodelet-mockapi\n"
+	                       "  cluster:\n"
+	                       "    server: %s\n",
+	                       url);
+	if (rc == 0)
+		rc = add_data(b, "    ", "certificate-authority-data", c ? c->ca_pem : NULL);
+	if (rc == 0)
+		rc = nl_buf_adds(b, "contexts:\n"
+		                    "- name: nodelet-mockapi\n"
+		                    "  context:\n"
+		                    "    cluster: nodelet-mockapi\n"
+		                    "    user: nodelet-mockapi\n"
+		                    "current-context: nodelet-mockapi\n"
+		                    "preferences: {}\n"
+		                    "users:\n"
+		                    "- name: nodelet-mockapi\n");
+	int cert = c && c->cert_pem && c->key_pem, token = c && !cert && c->token;
+	if (rc == 0)
+		rc = nl_buf_adds(b, cert || token ? "  user:\n" : "  user: {}\n");
+	if (rc == 0 && cert)
+		rc = add_data(b, "    ", "client-certificate-data", c->cert_pem);
+	if (rc == 0 && cert)
+		rc = add_data(b, "    ", "client-key-data", c->key_pem);
+	if (rc == 0 && token)
+		rc = nl_buf_adds(b, "    token: ");
+	if (rc == 0 && token)
+		rc = add_quoted(b, c->token);
+	if (rc == 0 && token)
+		rc = nl_buf_adds(b, "\n");
+	return rc;
+}
+
+int mock_kubeconfig_write_creds(const char *path, const char *url,
+                                const mock_kubeconfig_creds *creds, nl_err *err)
+{
+	nl_buf b;
+	nl_buf_init(&b, MAX_KUBECONFIG);
+	int rc = render(&b, url, creds);
+	if (rc != 0)
+		rc = nl_err_set(err, rc, "cannot build the kubeconfig");
+	else
+		rc = mock_atomic_write(path, b.data, b.len, 0600, err);
+	if (b.data)
+		memset(b.data, 0, b.len); /* it may hold a private key */
+	nl_buf_free(&b);
+	return rc;
 }
 
 int mock_kubeconfig_write(const char *path, const char *url, nl_err *err)
 {
-	char text[2048];
-	char tmp[4096];
-	int n = snprintf(text, sizeof(text),
-	                 "apiVersion: v1\n"
-	                 "kind: Config\n"
-	                 "clusters:\n"
-	                 "- name: nodelet-mockapi\n"
-	                 "  cluster:\n"
-	                 "    server: %s\n"
-	                 "contexts:\n"
-	                 "- name: nodelet-mockapi\n"
-	                 "  context:\n"
-	                 "    cluster: nodelet-mockapi\n"
-	                 "    user: nodelet-mockapi\n"
-	                 "current-context: nodelet-mockapi\n"
-	                 "preferences: {}\n"
-	                 "users:\n"
-	                 "- name: nodelet-mockapi\n"
-	                 "  user: {}\n",
-	                 url);
-	if (n < 0 || (size_t)n >= sizeof(text))
-		return nl_err_set(err, NL_EINVAL, "server URL too long");
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-		return nl_err_set(err, NL_EINVAL, "kubeconfig path too long");
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return nl_err_set(err, NL_EIO, "%s: %s", tmp, strerror(errno));
-	if (write_all(fd, text, (size_t)n) != 0 || fsync(fd) != 0) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		return nl_err_set(err, NL_EIO, "%s: %s", tmp, strerror(e));
-	}
-	close(fd);
-	if (rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		return nl_err_set(err, NL_EIO, "%s: %s", path, strerror(e));
-	}
-	sync_dir_of(path);
-	return 0;
+	return mock_kubeconfig_write_creds(path, url, NULL, err);
+}
+
+int mock_server_write_kubeconfig(mock_server *s, const char *path, nl_err *err)
+{
+	mock_kubeconfig_creds creds;
+	mock_access_kubeconfig_creds(&creds, mock_server_api(s)->access);
+	return mock_kubeconfig_write_creds(path, mock_server_url(s), &creds, err);
 }

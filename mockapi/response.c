@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "watch.h"
 
 /* Large enough for any list the store can hold; responses are built in
  * memory, the cap only guards against runaway growth. */
@@ -27,6 +28,8 @@ void mock_response_init(mock_response *resp)
 void mock_response_free(mock_response *resp)
 {
 	nl_buf_free(&resp->body);
+	mock_watch_close(resp->watch);
+	resp->watch = NULL;
 }
 
 void mock_response_status(mock_response *resp, nl_status *st)
@@ -65,4 +68,13 @@ void mock_response_warn(mock_response *resp, const char *text)
 	/* Several warnings share one header, comma-separated (RFC 7234). */
 	snprintf(resp->warning + used, sizeof(resp->warning) - used, "%s299 - \"%s\"",
 	         used ? ", " : "", text);
+}
+
+void mock_response_header(mock_response *resp, const char *name, const char *value)
+{
+	size_t used = strlen(resp->headers);
+	size_t need = strlen(name) + strlen(value) + 4;
+	if (used + need < sizeof(resp->headers))
+		snprintf(resp->headers + used, sizeof(resp->headers) - used, "%s: %s\r\n", name,
+		         value);
 }

@@ -4,10 +4,15 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
+#include "access.h"
+#include "control.h"
 #include "handlers.h"
 #include "internal.h"
 #include "log.h"
+#include "negotiation.h"
+#include "watch.h"
 
 #define MAX_SEGMENTS 10
 
@@ -122,14 +127,18 @@ mock_route mock_route_parse(const char *path)
 /* The one list of what is served, used by dispatch and by discovery. */
 int mock_route_allows(const mock_resource *r, const char *verb, int subresource)
 {
+	/* PATCH goes wherever update does (nodes/status included). */
 	if (subresource)
-		return strcmp(verb, "get") == 0 || strcmp(verb, "update") == 0;
+		return strcmp(verb, "get") == 0 || strcmp(verb, "update") == 0 ||
+		       strcmp(verb, "patch") == 0;
 	if (r->id == MOCK_KIND_NAMESPACE)
 		return strcmp(verb, "get") == 0 || strcmp(verb, "list") == 0 ||
-		       strcmp(verb, "create") == 0 || strcmp(verb, "delete") == 0;
+		       strcmp(verb, "watch") == 0 || strcmp(verb, "create") == 0 ||
+		       strcmp(verb, "delete") == 0;
 	return strcmp(verb, "create") == 0 || strcmp(verb, "delete") == 0 ||
 	       strcmp(verb, "deletecollection") == 0 || strcmp(verb, "get") == 0 ||
-	       strcmp(verb, "list") == 0 || strcmp(verb, "update") == 0;
+	       strcmp(verb, "list") == 0 || strcmp(verb, "watch") == 0 ||
+	       strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0;
 }
 
 /* Kubernetes audit verb for a method on a route, or NULL for none. */
@@ -153,19 +162,81 @@ static const char *request_verb(const mock_route *rt, const char *method)
 	return NULL;
 }
 
+/* A query bool as the apiserver decodes it: present and not "0" or
+ * "false" (any case); even an empty value is true. */
+static int is_true(const char *v)
+{
+	return v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
+}
+
+static const char *lower_method(const char *method)
+{
+	static const char *const methods[] = {"get",    "post", "put",     "patch",
+	                                      "delete", "head", "options", "connect"};
+	for (size_t i = 0; method && i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strcasecmp(methods[i], method) == 0)
+			return methods[i];
+	return "unknown";
+}
+
+void mock_request_attrs(mock_req_attrs *out, const char *method, const char *path,
+                        const char *watch_param, const char *field_selector)
+{
+	memset(out, 0, sizeof(*out));
+	out->resource = out->subresource = out->group = "";
+	mock_route rt = mock_route_parse(path);
+	const char *verb = rt.type != MOCK_ROUTE_NONE && method ? request_verb(&rt, method) : NULL;
+	if (!verb) {
+		out->verb = lower_method(method);
+		return;
+	}
+	if (strcmp(verb, "list") == 0 && is_true(watch_param))
+		verb = "watch";
+	out->verb = verb;
+	out->res = rt.res;
+	out->resource = rt.res->plural;
+	out->subresource = rt.subresource[0] ? "status" : "";
+	out->group = rt.res->group;
+	memcpy(out->ns, rt.ns, sizeof(out->ns));
+	memcpy(out->name, rt.name, sizeof(out->name));
+	if (!out->name[0] && (strcmp(verb, "list") == 0 || strcmp(verb, "watch") == 0) &&
+	    field_selector && *field_selector) {
+		nl_field_selector *fs = NULL;
+		if (nl_field_selector_parse(&fs, field_selector, NULL) == 0) {
+			const char *n = nl_field_selector_exact(fs, "metadata.name");
+			if (n && strlen(n) < sizeof(out->name))
+				strcpy(out->name, n);
+		}
+		nl_field_selector_free(fs);
+	}
+}
+
 static void dispatch(mock_api *api, const mock_route *rt, const mock_request *req,
                      mock_response *resp)
 {
 	const char *verb = request_verb(rt, req->method);
-	/* The all-namespaces path of a namespaced kind only lists. */
+	if (verb && strcmp(verb, "list") == 0 && is_true(mock_request_query(req, "watch")))
+		verb = "watch";
+	/* The all-namespaces path of a namespaced kind only lists and watches. */
 	int all_ns = rt->type == MOCK_ROUTE_COLLECTION && rt->res->namespaced && !rt->ns[0];
-	if (!verb || (all_ns && strcmp(verb, "list") != 0) ||
+	if (!verb || (all_ns && strcmp(verb, "list") != 0 && strcmp(verb, "watch") != 0) ||
 	    !mock_route_allows(rt->res, verb, rt->subresource[0] != '\0')) {
 		mock_response_status(resp, nl_status_method_not_allowed());
 		return;
 	}
+	/* Content negotiation (negotiation.h): 406 and 415 before the handler
+	 * reads anything, a YAML body handed on as JSON, Table/YAML after. */
+	mock_negotiated neg;
+	mock_negotiated_request nreq;
+	if (mock_negotiate_request(&neg, &nreq, rt, req, resp) != 0) {
+		mock_negotiated_request_free(&nreq);
+		return;
+	}
+	req = &nreq.req;
 	if (strcmp(verb, "list") == 0)
 		mock_handle_list(api, rt, req, resp);
+	else if (strcmp(verb, "watch") == 0)
+		mock_handle_watch(api, rt, req, resp);
 	else if (strcmp(verb, "create") == 0)
 		mock_handle_create(api, rt, req, resp);
 	else if (strcmp(verb, "deletecollection") == 0)
@@ -174,16 +245,25 @@ static void dispatch(mock_api *api, const mock_route *rt, const mock_request *re
 		mock_handle_get(api, rt, req, resp);
 	else if (strcmp(verb, "update") == 0)
 		mock_handle_update(api, rt, req, resp);
+	else if (strcmp(verb, "patch") == 0)
+		mock_handle_patch(api, rt, req, resp);
 	else
 		mock_handle_delete(api, rt, req, resp);
+	mock_negotiate_finish(&neg, rt, req, resp);
+	mock_negotiated_request_free(&nreq);
 }
 
 void mock_api_handle(mock_api *api, const mock_request *req, mock_response *resp)
 {
+	/* 401 and 403 come before anything looks at the body (access.h). */
+	if (mock_access_check(api, req, resp))
+		return;
 	if (req->body_too_large) {
 		mock_response_status(resp, nl_status_too_large(api->opts->max_body));
 		return;
 	}
+	if (mock_control_handle(api, req, resp))
+		return;
 	if (mock_handle_discovery(api, req, resp))
 		return;
 	mock_route rt = mock_route_parse(req->path);
@@ -197,7 +277,12 @@ void mock_api_handle(mock_api *api, const mock_request *req, mock_response *resp
 		                                                 "characters"));
 		return;
 	}
+	int del = strcmp(req->method, "DELETE") == 0;
+	if (del)
+		mock_control_before_delete(api, &rt, req); /* propagationPolicy Orphan */
 	dispatch(api, &rt, req, resp);
+	if (del)
+		mock_control_after_delete(api); /* the garbage collector looks now */
 }
 
 int mock_route_path(char *out, size_t outlen, const mock_resource *r, const char *ns,

@@ -34,4 +34,28 @@ int mock_route_path(char *out, size_t outlen, const mock_resource *r, const char
 
 int mock_route_allows(const mock_resource *r, const char *verb, int subresource);
 
+/* What kube-apiserver's audit log says a request is about; the fault matcher
+ * and the request journal both use it. A resource request has an audit verb
+ * (get, list, watch, create, update, patch, delete, deletecollection) and
+ * res set; anything else (discovery, /version, unknown paths, methods no
+ * verb maps to) is a non-resource request whose verb is the lower-case
+ * method ("get", "post"), as for nonResourceURLs. Strings are borrowed from
+ * static tables or copied into the struct; nothing to free. */
+typedef struct {
+	const char *verb;
+	const mock_resource *res; /* NULL for non-resource requests */
+	const char *resource;     /* plural, or "" */
+	const char *subresource;  /* "status" or "" */
+	const char *group;        /* "" for core and non-resource requests */
+	char ns[254];
+	char name[254];
+} mock_req_attrs;
+
+/* Fill *out from the request's method, path and its `watch` and
+ * `fieldSelector` query parameters (either may be NULL). As in
+ * kube-apiserver's RequestInfo, a list or watch whose field selector pins
+ * metadata.name reports that name. */
+void mock_request_attrs(mock_req_attrs *out, const char *method, const char *path,
+                        const char *watch_param, const char *field_selector);
+
 #endif

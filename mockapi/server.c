@@ -13,10 +13,14 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "access.h"
+#include "control.h"
 #include "fixtures.h"
+#include "gate.h"
 #include "internal.h"
 #include "log.h"
 #include "mockapi.h"
+#include "watch.h"
 
 struct mock_server {
 	mock_options opts;
@@ -30,6 +34,8 @@ typedef struct {
 	nl_buf body;
 	int too_large;
 	mock_request req;
+	mock_gate_req gate;     /* faults and journal (gate.h) */
+	mock_access_req access; /* identity and in-flight slot (access.h) */
 } req_ctx;
 
 void mock_options_init(mock_options *o)
@@ -41,6 +47,19 @@ void mock_options_init(mock_options *o)
 	o->threads = 2;
 	o->max_connections = 4096;
 	o->idle_timeout = 120;
+	o->journal_size = MOCK_JOURNAL_DEFAULT_SIZE;
+	o->controllers = "*";
+	o->node_monitor_grace_usec = 50 * 1000000LL; /* kube-controller-manager's defaults */
+	o->node_startup_grace_usec = 60 * 1000000LL;
+	o->node_monitor_period_usec = 5 * 1000000LL;
+	o->controller_tick_ms = 100;
+	o->watch_cache_size = MOCK_WATCH_DEFAULT_CACHE_SIZE;
+	o->watch_bookmark_interval = MOCK_WATCH_DEFAULT_BOOKMARK_SECONDS;
+	o->anonymous_auth = 1;
+	o->max_requests_inflight = MOCK_DEFAULT_MAX_INFLIGHT;
+	o->max_mutating_requests_inflight = MOCK_DEFAULT_MAX_MUTATING_INFLIGHT;
+	o->max_watches = MOCK_DEFAULT_MAX_WATCHES;
+	o->max_header_bytes = MOCK_DEFAULT_MAX_HEADER_BYTES;
 }
 
 static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -62,14 +81,41 @@ static void add_header(struct MHD_Response *r, const char *name, const char *val
 		MOCK_LOG_WARN("could not add header %s", name);
 }
 
+/* resp->headers: "Name: value\r\n" lines (mock_response_header). */
+static void add_extra_headers(struct MHD_Response *r, const char *lines)
+{
+	char name[64], value[448];
+	while (*lines) {
+		const char *colon = strstr(lines, ": "), *eol = strstr(lines, "\r\n");
+		if (!colon || !eol || colon > eol)
+			return;
+		snprintf(name, sizeof(name), "%.*s", (int)(colon - lines), lines);
+		snprintf(value, sizeof(value), "%.*s", (int)(eol - colon - 2), colon + 2);
+		add_header(r, name, value);
+		lines = eol + 2;
+	}
+}
+
 static enum MHD_Result send_response(struct MHD_Connection *conn, mock_response *resp)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(
-	    resp->body.len, resp->body.data ? resp->body.data : (void *)"", MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *r;
+	if (resp->watch) {
+		/* A watch streams from the hub; the response owns the watcher. */
+		r = mock_watch_mhd_response(resp->watch, conn);
+		resp->watch = NULL;
+	} else if (resp->truncated) {
+		r = mock_gate_truncated_response(resp);
+	} else {
+		r = MHD_create_response_from_buffer(resp->body.len,
+		                                    resp->body.data ? resp->body.data : (void *)"",
+		                                    MHD_RESPMEM_MUST_COPY);
+	}
 	if (!r)
 		return MHD_NO;
 	add_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type);
-	add_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, private");
+	if (!strstr(resp->headers, "Cache-Control: "))
+		add_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, private");
+	add_extra_headers(r, resp->headers);
 	if (resp->warning[0])
 		add_header(r, "Warning", resp->warning);
 	if (resp->retry_after > 0) {
@@ -108,9 +154,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!c->too_large)
 			return MHD_YES;
 	}
-	if (*upload_data_size > 0 && !c->too_large) {
-		if (nl_buf_add(&c->body, upload_data, *upload_data_size) != 0)
-			c->too_large = 1; /* keep draining, answer 413 at the end */
+	if (*upload_data_size > 0) {
+		/* Past the limit keep draining, answer 413 at the end: MHD
+		 * cannot queue an answer in the middle of a chunked upload. */
+		if (!c->too_large && nl_buf_add(&c->body, upload_data, *upload_data_size) != 0)
+			c->too_large = 1;
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
@@ -124,17 +172,41 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	req->accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	req->user_agent =
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_USER_AGENT);
+	req->if_none_match =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
 	req->body = c->body.data;
 	req->body_len = c->body.len;
 	req->body_too_large = c->too_large;
+	req->nquery = 0; /* called again when a delayed request resumes */
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_query, req);
 
 	mock_response resp;
 	mock_response_init(&resp);
-	mock_api_handle(&s->api, req, &resp);
+	/* Authentication and the in-flight limit (access.h); a 429 goes out
+	 * before faults and the journal, as from the apiserver's filter. */
+	if (mock_access_enter(&c->access, &s->api, conn, req, &resp) != 0) {
+		enum MHD_Result sent = send_response(conn, &resp);
+		mock_response_free(&resp);
+		return sent;
+	}
+	switch (mock_gate_enter(&s->api, &c->gate, conn, req, &resp)) {
+	case MOCK_GATE_SUSPENDED:
+		mock_response_free(&resp);
+		return MHD_YES;
+	case MOCK_GATE_DROP:
+		mock_gate_leave(&s->api, &c->gate, req, NULL);
+		mock_response_free(&resp);
+		return MHD_NO;
+	case MOCK_GATE_HANDLE:
+		mock_api_handle(&s->api, req, &resp);
+		break;
+	case MOCK_GATE_ANSWERED:
+		break;
+	}
 	MOCK_LOG_V(2, "HTTP verb=%s URI=%s resp=%d bytes=%zu userAgent=\"%s\"", method, url,
 	           resp.code, resp.body.len, req->user_agent ? req->user_agent : "");
 	enum MHD_Result ret = send_response(conn, &resp);
+	mock_gate_leave(&s->api, &c->gate, req, &resp);
 	mock_response_free(&resp);
 	return ret;
 }
@@ -142,10 +214,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
+	mock_server *s = cls;
 	req_ctx *c = *con_cls;
-	(void)cls, (void)conn, (void)toe;
+	(void)conn, (void)toe;
 	if (!c)
 		return;
+	/* A client that gave up during a delay still leaves its entry. */
+	mock_gate_leave(&s->api, &c->gate, &c->req, NULL);
+	mock_gate_req_clear(&c->gate);
+	mock_access_req_clear(&c->access, &s->api);
 	nl_buf_free(&c->body);
 	free(c);
 	*con_cls = NULL;
@@ -169,13 +246,28 @@ int mock_server_new(mock_server **out, const mock_options *o, nl_err *err)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	s->opts = *o;
 	s->api.opts = &s->opts;
-	int rc = mock_store_new(&s->api.store, NULL, NULL);
+	/* First: a bad certificate or token file fails fast. */
+	int rc = mock_access_new(&s->api.access, o, err);
+	if (rc == 0)
+		rc = mock_store_new(&s->api.store, o->clock, o->clock_payload);
+	/* The hub observes the store before seeding, so watches can resume from
+	 * the first resourceVersion while it is in the watch cache. */
+	if (rc == 0)
+		rc = mock_watch_hub_new(&s->api.watch, s->api.store,
+		                        o->watch_cache_size ? o->watch_cache_size
+		                                            : MOCK_WATCH_DEFAULT_CACHE_SIZE,
+		                        o->watch_bookmark_interval * 1000u);
 	if (rc == 0)
 		rc = mock_fixtures_seed(&s->api, err);
 	for (size_t i = 0; rc == 0 && i < o->nfixtures; i++)
 		rc = mock_fixtures_load_file(&s->api, o->fixtures[i], err);
+	/* After seeding: the control state snapshots the seeded store. */
+	if (rc == 0)
+		rc = mock_control_new(&s->api.ctl, &s->api, err);
 	if (rc != 0) {
+		mock_watch_hub_free(s->api.watch);
 		mock_store_free(s->api.store);
+		mock_access_free(s->api.access);
 		free(s);
 		return rc;
 	}
@@ -188,7 +280,11 @@ int mock_server_start(mock_server *s, nl_err *err)
 	struct sockaddr_in6 a6;
 	struct sockaddr_in a4;
 	struct sockaddr *sa;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	struct MHD_OptionItem access_opts[8]; /* header memory, HTTPS (access.h) */
+	/* Suspend/resume: watch streams park their connection instead of a
+	 * thread (watch.h), and so do delayed requests (gate.h). */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+	                 MHD_ALLOW_SUSPEND_RESUME;
 
 	memset(&a4, 0, sizeof(a4));
 	memset(&a6, 0, sizeof(a6));
@@ -205,13 +301,17 @@ int mock_server_start(mock_server *s, nl_err *err)
 		return nl_err_set(err, NL_EINVAL, "--bind-address %s is not an IP address",
 		                  s->opts.bind_address);
 	}
+	mock_access_mhd_options(access_opts, s->api.access);
+	if (mock_access_https(s->api.access))
+		flags |= MHD_USE_TLS;
 	/* The logger goes first so MHD routes even option errors through it. */
 	s->daemon = MHD_start_daemon(
 	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
 	    MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
 	    (unsigned)(s->opts.threads ? s->opts.threads : 1), MHD_OPTION_CONNECTION_LIMIT,
 	    s->opts.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, s->opts.idle_timeout,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_ARRAY, access_opts,
+	    MHD_OPTION_END);
 	if (!s->daemon)
 		return nl_err_set(err, NL_EIO, "cannot listen on %s:%d (address in use?)",
 		                  s->opts.bind_address, s->opts.port);
@@ -219,8 +319,14 @@ int mock_server_start(mock_server *s, nl_err *err)
 	    MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	s->api.port = info ? info->port : (unsigned)s->opts.port;
 	int v6 = sa->sa_family == AF_INET6;
-	snprintf(s->url, sizeof(s->url), "http://%s%s%s:%u", v6 ? "[" : "", s->opts.bind_address,
-	         v6 ? "]" : "", s->api.port);
+	snprintf(s->url, sizeof(s->url), "%s://%s%s%s:%u",
+	         mock_access_https(s->api.access) ? "https" : "http", v6 ? "[" : "",
+	         s->opts.bind_address, v6 ? "]" : "", s->api.port);
+	int rc = mock_control_start(s->api.ctl, err);
+	if (rc != 0) {
+		mock_server_stop(s);
+		return rc;
+	}
 	return 0;
 }
 
@@ -239,9 +345,24 @@ struct mock_store *mock_server_store(mock_server *s)
 	return s->api.store;
 }
 
+mock_api *mock_server_api(mock_server *s)
+{
+	return &s->api;
+}
+
+size_t mock_server_watch_count(mock_server *s)
+{
+	return mock_watch_hub_count(s->api.watch);
+}
+
 void mock_server_stop(mock_server *s)
 {
 	if (s && s->daemon) {
+		/* End every watch first: MHD must not stop with suspended
+		 * connections, and clients should see a clean end of stream. */
+		mock_watch_hub_stop(s->api.watch, 1000);
+		/* Delayed requests are suspended too: resume them first. */
+		mock_control_stop(s->api.ctl);
 		MHD_stop_daemon(s->daemon);
 		s->daemon = NULL;
 	}
@@ -252,6 +373,9 @@ void mock_server_free(mock_server *s)
 	if (!s)
 		return;
 	mock_server_stop(s);
+	mock_control_free(s->api.ctl);
+	mock_watch_hub_free(s->api.watch);
 	mock_store_free(s->api.store);
+	mock_access_free(s->api.access);
 	free(s);
 }

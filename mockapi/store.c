@@ -11,7 +11,7 @@
  * Each entry keeps the object's compact JSON (kind and apiVersion first),
  * the offset of the first member after them (a List item is "{" + that
  * tail, without TypeMeta like the apiserver's), its uid and resourceVersion,
- * a copy of metadata.labels and the values of the kind's selectable fields.
+ * metadata.labels as JSON text and the values of the kind's selectable fields.
  * No json-c tree of the object is kept; an update parses the stored JSON
  * once, for the write hook and the fields the server keeps. */
 #include "store.h"
@@ -36,8 +36,12 @@ typedef struct obj_entry {
 	uint32_t len;
 	uint32_t body_off; /* first member after kind/apiVersion */
 	uint64_t rv;
-	json_object *labels; /* copy of metadata.labels, NULL when none */
-	char **fields;       /* r->selectable_fields values; an element may be NULL */
+	/* metadata.labels as compact JSON, NULL when none. Not a json-c copy:
+	 * that costs ~850 bytes per object (json-c's 16-bucket table), about
+	 * as much as the object itself; only label-selector LISTs parse the
+	 * text, ~1 us per object scanned (tests/bench, docs/benchmarks.md). */
+	char *labels;
+	char **fields; /* r->selectable_fields values; an element may be NULL */
 	uint16_t nfields;
 	char uid[MOCK_UUID_LEN + 1];
 	char key[]; /* "ns/name" or "name" */
@@ -328,7 +332,7 @@ static void entry_free(obj_entry *e)
 	if (!e)
 		return;
 	free(e->json);
-	json_object_put(e->labels);
+	free(e->labels);
 	for (uint16_t i = 0; i < e->nfields; i++)
 		free(e->fields[i]);
 	free(e->fields);
@@ -465,7 +469,7 @@ static int entry_index(obj_entry *e, const mock_resource *r, json_object *obj)
 	json_object *labels = nl_json_get_path(obj, "metadata.labels");
 	if (json_object_is_type(labels, json_type_object) &&
 	    json_object_object_length(labels) > 0 &&
-	    json_object_deep_copy(labels, &e->labels, NULL) != 0)
+	    !(e->labels = strdup(json_object_to_json_string_ext(labels, JSON_FLAGS))))
 		return NL_ENOMEM;
 	size_t n = count_fields(r);
 	if (n == 0)
@@ -611,6 +615,11 @@ void mock_store_set_observer(mock_store *s, mock_store_observer fn, void *payloa
 	pthread_rwlock_unlock(&s->lock);
 }
 
+int64_t mock_store_now(mock_store *s)
+{
+	return s->now(s->now_payload);
+}
+
 uint64_t mock_store_rv(mock_store *s)
 {
 	pthread_rwlock_rdlock(&s->lock);
@@ -667,6 +676,23 @@ int mock_store_get_object(mock_store *s, const mock_resource *r, const char *ns,
 	return 0;
 }
 
+int mock_store_uid(mock_store *s, const mock_resource *r, const char *ns, const char *name,
+                   char *out, size_t outlen)
+{
+	if (!s || !valid_resource(r) || !name || !out || outlen <= MOCK_UUID_LEN)
+		return NL_EINVAL;
+	char *key = key_new(r, ns, name);
+	if (!key)
+		return NL_ENOMEM;
+	pthread_rwlock_rdlock(&s->lock);
+	const obj_entry *e = table_find(table_of(s, r), key, NULL);
+	if (e)
+		memcpy(out, e->uid, MOCK_UUID_LEN + 1);
+	pthread_rwlock_unlock(&s->lock);
+	free(key);
+	return e ? 0 : NL_ENOTFOUND;
+}
+
 /* ------------------------------------------------------------------------
  * Writes */
 
@@ -677,6 +703,7 @@ typedef struct {
 	mock_write_hook hook;
 	void *payload;
 	const char *ns; /* namespaced kinds only */
+	unsigned flags; /* MOCK_WRITE_F_* */
 } write_req;
 
 /* Server-owned metadata on create. kube-apiserver sets uid and
@@ -745,6 +772,27 @@ static nl_status *namespace_not_found(const char *ns)
 	return nl_status_not_found(&gr, ns);
 }
 
+/* What a write would store, without storing it: the object as serialized
+ * with resourceVersion rv (0: none, as a dry-run create answers). */
+static int commit_dry_run(const write_req *w, const char *key, const char *uid, uint64_t rv,
+                          write_result *res, nl_status **st)
+{
+	char rvs[RV_BUFSZ];
+	obj_entry *e = NULL;
+	json_object *m = meta_of(w->obj);
+	rv_string(rvs, rv);
+	if (!m || (rv && set_string(m, "resourceVersion", rvs)))
+		return fail_nomem(st);
+	if (!rv)
+		json_object_object_del(m, "resourceVersion");
+	int rc = entry_new(&e, w->r, key, w->obj, rv, uid);
+	if (rc == 0) {
+		rc = dup_bytes(&res->json, &res->len, e->json, e->len);
+		entry_free(e);
+	}
+	return rc ? fail(st, nl_status_internal("cannot serialize the object"), rc) : 0;
+}
+
 /* Store w->obj under key as a new object (create, or create-on-update). */
 static int commit_insert(const write_req *w, const char *key, const char *uid, write_result *res,
                          nl_status **st)
@@ -754,6 +802,10 @@ static int commit_insert(const write_req *w, const char *key, const char *uid, w
 	obj_entry *e = NULL;
 	size_t pos;
 	uint64_t rv = w->s->rv + 1;
+	if (w->flags & MOCK_WRITE_F_DRY_RUN) {
+		res->created = 1;
+		return commit_dry_run(w, key, uid, 0, res, st);
+	}
 	rv_string(rvs, rv);
 	if (table_reserve(t, t->n + 1) != 0 || set_string(meta_of(w->obj), "resourceVersion", rvs))
 		return fail_nomem(st);
@@ -770,6 +822,21 @@ static int commit_insert(const write_req *w, const char *key, const char *uid, w
 	return 0;
 }
 
+/* Whether w->obj, given the stored resourceVersion, serializes to exactly
+ * the stored bytes: etcd3's GuaranteedUpdate then writes nothing. */
+static int unchanged(const write_req *w, const obj_entry *old)
+{
+	obj_entry *e = NULL;
+	char rvs[RV_BUFSZ];
+	rv_string(rvs, old->rv);
+	if (set_string(meta_of(w->obj), "resourceVersion", rvs) ||
+	    entry_new(&e, w->r, old->key, w->obj, old->rv, old->uid) != 0)
+		return 0;
+	int same = e->len == old->len && memcmp(e->json, old->json, old->len) == 0;
+	entry_free(e);
+	return same;
+}
+
 /* Replace the entry at pos with w->obj. */
 static int commit_replace(const write_req *w, size_t pos, write_result *res, nl_status **st)
 {
@@ -777,6 +844,10 @@ static int commit_replace(const write_req *w, size_t pos, write_result *res, nl_
 	obj_entry *old = t->v[pos], *e = NULL;
 	char rvs[RV_BUFSZ];
 	uint64_t rv = w->s->rv + 1;
+	if (w->flags & MOCK_WRITE_F_DRY_RUN)
+		return commit_dry_run(w, old->key, old->uid, old->rv, res, st);
+	if ((w->flags & MOCK_WRITE_F_SKIP_NOOP) && unchanged(w, old))
+		return dup_bytes(&res->json, &res->len, old->json, old->len) ? fail_nomem(st) : 0;
 	rv_string(rvs, rv);
 	if (set_string(meta_of(w->obj), "resourceVersion", rvs))
 		return fail_nomem(st);
@@ -956,6 +1027,13 @@ int mock_store_write(mock_store *s, const mock_resource *r, mock_write_op op, js
                      mock_write_hook hook, void *payload, char **out, size_t *len_out, int *created,
                      nl_status **st)
 {
+	return mock_store_write_ex(s, r, op, 0, obj, hook, payload, out, len_out, created, st);
+}
+
+int mock_store_write_ex(mock_store *s, const mock_resource *r, mock_write_op op, unsigned flags,
+                        json_object *obj, mock_write_hook hook, void *payload, char **out,
+                        size_t *len_out, int *created, nl_status **st)
+{
 	write_result res = {NULL, 0, 0};
 	char *ns = NULL;
 	if (!s || !valid_resource(r) || !json_object_is_type(obj, json_type_object))
@@ -976,7 +1054,7 @@ int mock_store_write(mock_store *s, const mock_resource *r, mock_write_op op, js
 		if (!(ns = strdup(n)))
 			return fail_nomem(st);
 	}
-	write_req w = {s, r, obj, hook, payload, ns};
+	write_req w = {s, r, obj, hook, payload, ns, flags};
 	pthread_rwlock_wrlock(&s->lock);
 	table_of(s, r)->r = r;
 	int rc = op == MOCK_WRITE_CREATE ? do_create(&w, &res, st) : do_update(&w, &res, st);
@@ -1085,6 +1163,13 @@ int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, con
                       const char *pre_uid, const char *pre_rv, char **out, size_t *len_out,
                       nl_status **st)
 {
+	return mock_store_delete_ex(s, r, ns, name, 0, pre_uid, pre_rv, out, len_out, st);
+}
+
+int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, const char *name,
+                         unsigned flags, const char *pre_uid, const char *pre_rv, char **out,
+                         size_t *len_out, nl_status **st)
+{
 	char *dj = NULL;
 	size_t dl = 0, pos = 0;
 	if (!s || !valid_resource(r) || !name)
@@ -1100,7 +1185,11 @@ int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, con
 	if (!e) {
 		nl_gr gr = gr_of(r);
 		rc = fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
-	} else if ((rc = check_delete_preconditions(r, e, name, pre_uid, pre_rv, st)) == 0) {
+	} else if ((rc = check_delete_preconditions(r, e, name, pre_uid, pre_rv, st)) == 0 &&
+	           (flags & MOCK_WRITE_F_DRY_RUN)) {
+		if (dup_bytes(&dj, &dl, e->json, e->len) != 0)
+			rc = fail_nomem(st);
+	} else if (rc == 0) {
 		if (r->id == MOCK_KIND_NAMESPACE)
 			rc = delete_namespace_contents(s, name);
 		/* Other tables only: the namespace's own position is intact. */
@@ -1121,6 +1210,27 @@ int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, con
 		free(dj);
 	}
 	return 0;
+}
+
+/* Namespaced kinds first, namespaces last, each object with its own
+ * deletion resourceVersion and event, so watchers see a consistent
+ * history; the counter keeps counting up. */
+int mock_store_clear(mock_store *s)
+{
+	int rc = 0;
+	if (!s)
+		return NL_EINVAL;
+	pthread_rwlock_wrlock(&s->lock);
+	for (int pass = 0; pass < 2 && rc == 0; pass++)
+		for (int k = 0; k < MOCK_KIND_COUNT && rc == 0; k++) {
+			table *t = &s->t[k];
+			if ((k == MOCK_KIND_NAMESPACE) != (pass == 1))
+				continue;
+			while (rc == 0 && t->n > 0)
+				rc = delete_at(s, t, t->n - 1, NULL, NULL);
+		}
+	pthread_rwlock_unlock(&s->lock);
+	return rc;
 }
 
 /* ------------------------------------------------------------------------
@@ -1473,9 +1583,19 @@ static const char *field_get(const char *field, void *payload)
 	return NULL;
 }
 
+static int labels_match(const nl_label_selector *sel, const obj_entry *e)
+{
+	if (nl_label_selector_empty(sel))
+		return 1;
+	json_object *labels = e->labels ? json_tokener_parse(e->labels) : NULL;
+	int ok = nl_label_selector_matches(sel, labels);
+	json_object_put(labels);
+	return ok;
+}
+
 static int entry_matches(const mock_resource *r, const obj_entry *e, const mock_list_opts *o)
 {
-	if (o->labels && !nl_label_selector_matches(o->labels, e->labels))
+	if (o->labels && !labels_match(o->labels, e))
 		return 0;
 	if (o->fields) {
 		field_ctx c = {r, e, {0}};
@@ -1673,6 +1793,43 @@ int mock_store_list(mock_store *s, const mock_resource *r, const mock_list_opts 
 	pthread_rwlock_unlock(&s->lock);
 	plan_free(&p);
 	return rc ? list_failed(out, mark, rc, st) : 0;
+}
+
+int mock_store_visit(mock_store *s, const mock_resource *r, const mock_list_opts *o,
+                     mock_store_visit_fn fn, void *payload, uint64_t *rv_out, nl_status **st)
+{
+	mock_list_opts whole = {0};
+	list_plan p = {0};
+	size_t lo = 0, hi = 0;
+	if (!s || !valid_resource(r) || !rv_out)
+		return NL_EINVAL;
+	if (o) {
+		whole = *o;
+		whole.limit = 0;
+		whole.continue_token = NULL;
+	}
+	int rc = plan_list(&p, r, &whole, 1, st);
+	if (rc != 0)
+		return rc;
+	pthread_rwlock_rdlock(&s->lock);
+	const table *t = table_of(s, r);
+	uint64_t current = s->rv;
+	if (p.min_rv > current) {
+		pthread_rwlock_unlock(&s->lock);
+		plan_free(&p);
+		return fail(st, nl_status_too_large_rv(p.min_rv, current), NL_ETIMEOUT);
+	}
+	rc = list_range(t, r, &p, &lo, &hi);
+	for (size_t i = lo; rc == 0 && fn && i < hi; i++)
+		if (entry_matches(r, t->v[i], &whole))
+			rc = fn(t->v[i]->json, t->v[i]->len, payload);
+	pthread_rwlock_unlock(&s->lock);
+	plan_free(&p);
+	if (rc == NL_ENOMEM)
+		return fail_nomem(st);
+	if (rc == 0)
+		*rv_out = current;
+	return rc;
 }
 
 /* Delete the matches in [lo, hi) of t, appending each deleted object as a

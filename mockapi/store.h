@@ -51,6 +51,9 @@ void mock_store_set_observer(mock_store *s, mock_store_observer fn, void *payloa
 
 /* The current global resourceVersion (the last one assigned). */
 uint64_t mock_store_rv(mock_store *s);
+/* The store's clock (microseconds since the epoch), which creationTimestamp
+ * comes from; managedFields times use it too. */
+int64_t mock_store_now(mock_store *s);
 /* Number of objects of one kind (all namespaces). */
 size_t mock_store_count(mock_store *s, const mock_resource *r);
 
@@ -109,6 +112,23 @@ int mock_store_write(mock_store *s, const mock_resource *r, mock_write_op op, js
                      mock_write_hook hook, void *payload, char **out, size_t *len_out, int *created,
                      nl_status **st);
 
+/* Flags for mock_store_write_ex and mock_store_delete_ex. */
+/* dryRun=All: every check and the hook run, nothing is stored, no
+ * resourceVersion is taken and no observer is called. *out holds what would
+ * be stored: without resourceVersion on create, with the current one on
+ * update; a delete answers the current object. */
+#define MOCK_WRITE_F_DRY_RUN 0x1u
+/* An update that would store exactly the stored bytes (resourceVersion
+ * aside) is not written: no new resourceVersion, no event, *out is the
+ * stored object. etcd3's GuaranteedUpdate does this for every update; PATCH
+ * asks for it (PUT keeps bumping, which clients of this mock rely on). */
+#define MOCK_WRITE_F_SKIP_NOOP 0x2u
+
+/* mock_store_write with flags (MOCK_WRITE_F_*). */
+int mock_store_write_ex(mock_store *s, const mock_resource *r, mock_write_op op, unsigned flags,
+                        json_object *obj, mock_write_hook hook, void *payload, char **out,
+                        size_t *len_out, int *created, nl_status **st);
+
 /* Delete ns/name if the optional preconditions (uid, resourceVersion; NULL =
  * none) hold: 404 / 409 as kube-apiserver. The deletion takes the next
  * resourceVersion. Deleting a namespace first deletes every object in it,
@@ -118,6 +138,15 @@ int mock_store_write(mock_store *s, const mock_resource *r, mock_write_op op, js
 int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, const char *name,
                       const char *pre_uid, const char *pre_rv, char **out, size_t *len_out,
                       nl_status **st);
+/* mock_store_delete with flags (MOCK_WRITE_F_DRY_RUN: the checks only). */
+int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, const char *name,
+                         unsigned flags, const char *pre_uid, const char *pre_rv, char **out,
+                         size_t *len_out, nl_status **st);
+
+/* Delete every object (the control API's reset): each deletion takes the
+ * next resourceVersion and reaches the observer as DELETED, namespaced
+ * objects before namespaces; the counter never goes back. */
+int mock_store_clear(mock_store *s);
 
 /* Delete every object the list options select (limit, continue and
  * resourceVersion ignored) and append a <Kind>List of what was deleted to
@@ -129,5 +158,23 @@ int mock_store_delete_collection(mock_store *s, const mock_resource *r, const mo
  * the tree (fixtures, tests). NL_ENOTFOUND when absent. */
 int mock_store_get_object(mock_store *s, const mock_resource *r, const char *ns, const char *name,
                           json_object **out);
+/* Copy the object's uid into out (at least 37 bytes) without copying the
+ * object: the garbage collector's owner check. 0 or NL_ENOTFOUND. */
+int mock_store_uid(mock_store *s, const mock_resource *r, const char *ns, const char *name,
+                   char *out, size_t outlen);
+
+/* Visitor for mock_store_visit: one object's stored JSON (kind and
+ * apiVersion first), borrowed for the call. Non-zero stops the walk. */
+typedef int (*mock_store_visit_fn)(const char *json, size_t len, void *payload);
+
+/* The snapshot a watch starts from: under one read lock, call fn (may be
+ * NULL) for every object the options select (namespace, labels, fields;
+ * limit and continue ignored), in key order, and set *rv_out to the
+ * resourceVersion of that state. The options are checked as by
+ * mock_store_list (400 for an unsupported field or a malformed
+ * resourceVersion, 504 for one newer than the store). fn runs under the
+ * lock and must not call into the store. Returns fn's non-zero result. */
+int mock_store_visit(mock_store *s, const mock_resource *r, const mock_list_opts *o,
+                     mock_store_visit_fn fn, void *payload, uint64_t *rv_out, nl_status **st);
 
 #endif
