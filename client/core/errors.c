@@ -34,6 +34,26 @@ const char *nl_strerror(int code)
 		return "bad request";
 	case NL_ETIMEOUT:
 		return "timeout";
+	case NL_EUNAUTHORIZED:
+		return "unauthorized";
+	case NL_EFORBIDDEN:
+		return "forbidden";
+	case NL_ETOOMANYREQUESTS:
+		return "too many requests";
+	case NL_ESERVER:
+		return "server error";
+	case NL_ETRANSPORT:
+		return "transport error";
+	case NL_ETLS:
+		return "TLS error";
+	case NL_ECONFIG:
+		return "configuration error";
+	case NL_EMETHOD:
+		return "method not allowed";
+	case NL_EUNSUPPORTED:
+		return "unsupported media type";
+	case NL_ECANCELED:
+		return "canceled";
 	}
 	return "unknown error";
 }

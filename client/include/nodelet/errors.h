@@ -23,6 +23,19 @@ typedef enum {
 	NL_EGONE = -11,       /* resourceVersion too old (HTTP 410) */
 	NL_EBADREQUEST = -12, /* request is malformed (HTTP 400) */
 	NL_ETIMEOUT = -13,    /* server or client timeout */
+	/* Client library (issue 6): the HTTP answer or transport failure behind a
+	 * call; the detail (the server's Status, curl's text) is in nl_result. */
+	NL_EUNAUTHORIZED = -14,    /* HTTP 401: no or bad credentials */
+	NL_EFORBIDDEN = -15,       /* HTTP 403: authenticated but not allowed */
+	NL_ETOOMANYREQUESTS = -16, /* HTTP 429 (after the client's retries) */
+	NL_ESERVER = -17,          /* HTTP 5xx: InternalError, ServiceUnavailable, ... */
+	NL_ETRANSPORT = -18,       /* connection refused/reset, DNS, proxy */
+	NL_ETLS = -19,             /* TLS handshake or certificate verification */
+	NL_ECONFIG = -20,          /* unusable client configuration */
+	NL_EMETHOD = -21,          /* HTTP 405 MethodNotAllowed */
+	NL_EUNSUPPORTED = -22,     /* HTTP 406/415: media type not acceptable */
+	/* Agent (issue 7): a wait cut short because shutdown was requested. */
+	NL_ECANCELED = -23,
 } nl_error_code;
 
 /* A human-readable name for a code; never NULL, static storage. */

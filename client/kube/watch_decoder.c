@@ -1,0 +1,153 @@
+/* Watch events from a byte stream, decoded incrementally by json-c's
+ * tokener: whatever the chunking, every byte is parsed once. */
+#include <limits.h>
+#include <nodelet/watch.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct nl_watch_decoder {
+	json_tokener *tok;
+	size_t max_event;
+	size_t cur; /* bytes of the event being decoded */
+	int in_event;
+	nl_watch_event_cb cb;
+	void *payload;
+};
+
+static const char *const type_names[] = {"", "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};
+
+const char *nl_watch_type_name(nl_watch_type t)
+{
+	return t >= NL_WATCH_ADDED && t <= NL_WATCH_ERROR ? type_names[t] : "";
+}
+
+static nl_watch_type type_of(const char *s)
+{
+	for (int t = NL_WATCH_ADDED; t <= NL_WATCH_ERROR; t++)
+		if (strcmp(s, type_names[t]) == 0)
+			return (nl_watch_type)t;
+	return 0;
+}
+
+int nl_watch_decoder_new(nl_watch_decoder **out, size_t max_event, nl_watch_event_cb cb,
+                         void *payload)
+{
+	if (!cb)
+		return NL_EINVAL;
+	nl_watch_decoder *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NL_ENOMEM;
+	d->tok = json_tokener_new();
+	if (!d->tok) {
+		free(d);
+		return NL_ENOMEM;
+	}
+	d->max_event = max_event ? max_event : NL_WATCH_DEFAULT_MAX_EVENT;
+	d->cb = cb;
+	d->payload = payload;
+	*out = d;
+	return 0;
+}
+
+void nl_watch_decoder_free(nl_watch_decoder *d)
+{
+	if (!d)
+		return;
+	json_tokener_free(d->tok);
+	free(d);
+}
+
+void nl_watch_decoder_reset(nl_watch_decoder *d)
+{
+	json_tokener_reset(d->tok);
+	d->in_event = 0;
+	d->cur = 0;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Check the event's shape (client-go: "got invalid watch event type") and
+ * hand it to the callback. */
+static int deliver(nl_watch_decoder *d, json_object *obj, nl_err *err)
+{
+	json_object *type, *object;
+	if (!json_object_is_type(obj, json_type_object) ||
+	    !json_object_object_get_ex(obj, "type", &type) ||
+	    !json_object_is_type(type, json_type_string))
+		return nl_err_set(err, NL_EPARSE, "watch event without a type: %.200s",
+		                  json_object_to_json_string(obj));
+	nl_watch_event ev = {type_of(json_object_get_string(type)), NULL};
+	if (!ev.type)
+		return nl_err_set(err, NL_EPARSE, "got invalid watch event type: %.100s",
+		                  json_object_get_string(type));
+	if (!json_object_object_get_ex(obj, "object", &object) ||
+	    !json_object_is_type(object, json_type_object))
+		return nl_err_set(err, NL_EPARSE, "watch event %s without an object",
+		                  json_object_get_string(type));
+	ev.object = object;
+	return d->cb(&ev, d->payload);
+}
+
+int nl_watch_decoder_feed(nl_watch_decoder *d, const char *data, size_t len, nl_err *err)
+{
+	while (len > 0) {
+		if (!d->in_event) {
+			while (len > 0 && is_space(*data))
+				data++, len--;
+			if (len == 0)
+				return 0;
+			d->in_event = 1;
+			d->cur = 0;
+		}
+		/* One byte past the cap is enough to know an event is too big. */
+		size_t n = d->max_event - d->cur + 1;
+		if (n > len)
+			n = len;
+		if (n > INT_MAX)
+			n = INT_MAX;
+		json_object *obj = json_tokener_parse_ex(d->tok, data, (int)n);
+		enum json_tokener_error e = json_tokener_get_error(d->tok);
+		if (e == json_tokener_continue) {
+			d->cur += n;
+			if (d->cur > d->max_event)
+				return nl_err_set(err, NL_ETOOBIG,
+				                  "watch event larger than %zu bytes",
+				                  d->max_event);
+			data += n;
+			len -= n;
+			continue;
+		}
+		if (e != json_tokener_success || !obj) {
+			json_object_put(obj);
+			return nl_err_set(err, NL_EPARSE, "decoding watch stream: %s",
+			                  json_tokener_error_desc(e));
+		}
+		size_t used = json_tokener_get_parse_end(d->tok);
+		d->cur += used;
+		data += used;
+		len -= used;
+		json_tokener_reset(d->tok);
+		d->in_event = 0;
+		if (d->cur > d->max_event) {
+			json_object_put(obj);
+			return nl_err_set(err, NL_ETOOBIG, "watch event larger than %zu bytes",
+			                  d->max_event);
+		}
+		int rc = deliver(d, obj, err);
+		json_object_put(obj);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int nl_watch_decoder_finish(nl_watch_decoder *d, nl_err *err)
+{
+	if (d->in_event)
+		return nl_err_set(err, NL_EPARSE, "watch stream ended inside an event (%zu bytes)",
+		                  d->cur);
+	return 0;
+}
