@@ -1,0 +1,21 @@
+/* The lease controller's steps, exposed to its unit tests (upstream tests
+ * call newLease and retryUpdateLease directly). Not installed. */
+#ifndef NL_AGENT_LEASE_INTERNAL_H
+#define NL_AGENT_LEASE_INTERNAL_H
+
+#include <nodelet/lease_controller.h>
+
+/* newLease: a new lease (base NULL) or a deep copy of base, with
+ * leaseDurationSeconds and renewTime asserted and an ownerReference to the
+ * Node added when missing and the Node is readable (one GET node). The result
+ * lacks ownerReferences when the Node could not be read; callers check.
+ * 0 or NL_ENOMEM; *out is new, owned by the caller. */
+int nl__lease_new_lease(json_object **out, nl_lease_controller *lc, json_object *base);
+/* retryUpdateLease: up to 5 UPDATEs of newLease(base) (borrowed). 0 when one
+ * succeeded (the answer is cached); NL_ECANCELED on stop; else the last
+ * failure's code (NL_ENOTFOUND when the Node could not be read). */
+int nl__lease_retry_update(nl_lease_controller *lc, json_object *base);
+/* Replace the cached lease (ownership of lease passes; NULL clears). */
+void nl__lease_set_latest(nl_lease_controller *lc, json_object *lease);
+
+#endif

@@ -1,0 +1,1109 @@
+/* The node lease controller against a scripted fake API (the C counterpart
+ * of upstream's fake clientset with reactors): every request is recorded with
+ * its body and answer, so each test asserts the exact request sequence. The
+ * fake behaves like kube-apiserver for Leases (resourceVersion and uid
+ * preconditions, 404/409) unless a fault is scripted. */
+#include "../cu_main.h"
+
+#include "../../client/agent/lease_internal.h"
+#include <nodelet/log.h>
+#include <nodelet/meta.h>
+#include <nodelet/time.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MS NL_USEC_PER_MSEC
+#define SEC NL_USEC_PER_SEC
+
+static const nl_gr leases_gr = {"coordination.k8s.io", "leases"};
+static const nl_gr nodes_gr = {"", "nodes"};
+
+enum { GET_LEASE, CREATE_LEASE, UPDATE_LEASE, GET_NODE, NKINDS };
+static const char *const kind_names[NKINDS] = {"GET lease", "CREATE lease", "UPDATE lease",
+                                               "GET node"};
+
+typedef struct {
+	int kind;
+	int rc;
+	json_object *body; /* what the controller sent (CREATE/UPDATE), owned */
+	int64_t at;
+} request;
+
+#define MAX_REQUESTS 512
+#define MAX_FAULTS 16
+
+typedef struct {
+	nl_clock *clock;
+	json_object *lease; /* stored lease or NULL */
+	json_object *node;  /* stored node or NULL */
+	uint64_t rv;
+	int uids;
+	/* faults[k] are answered, in order, before kind k behaves normally */
+	int faults[NKINDS][MAX_FAULTS];
+	size_t nfaults[NKINDS], fault_pos[NKINDS];
+	/* every request fails with fail_code while the clock is before fail_until */
+	int fail_code;
+	int64_t fail_until;
+	/* raise the clock's stop flag once this many requests were answered */
+	size_t stop_after;
+	request reqs[MAX_REQUESTS];
+	size_t nreqs, total;
+	int hook_calls;
+} fake_api;
+
+/* --- the fake API ------------------------------------------------------------ */
+
+static nl_status *status_for(int rc, const nl_gr *gr, const char *name)
+{
+	switch (rc) {
+	case NL_ENOTFOUND:
+		return nl_status_not_found(gr, name);
+	case NL_ECONFLICT:
+		return nl_status_conflict(gr, name, NULL);
+	case NL_EEXISTS:
+		return nl_status_already_exists(gr, name);
+	case NL_ESERVER:
+		return nl_status_internal("etcdserver: request timed out");
+	case NL_ETIMEOUT:
+		return nl_status_new(504, "Timeout", "the server was unable to return a response");
+	default:
+		return NULL; /* transport errors carry no Status */
+	}
+}
+
+static void add_fault(fake_api *f, int kind, int rc)
+{
+	CU_ASSERT_FATAL(f->nfaults[kind] < MAX_FAULTS);
+	f->faults[kind][f->nfaults[kind]++] = rc;
+}
+
+/* Record the request and decide whether a fault answers it. */
+static int begin(fake_api *f, int kind, json_object *body)
+{
+	int rc = 0;
+	if (f->fail_code && nl_clock_now(f->clock) < f->fail_until)
+		rc = f->fail_code;
+	else if (f->fault_pos[kind] < f->nfaults[kind])
+		rc = f->faults[kind][f->fault_pos[kind]++];
+	CU_ASSERT_FATAL(f->nreqs < MAX_REQUESTS);
+	request *r = &f->reqs[f->nreqs++];
+	json_object *copy = NULL;
+	if (body)
+		CU_ASSERT_EQUAL(json_object_deep_copy(body, &copy, NULL), 0);
+	*r = (request){.kind = kind, .rc = rc, .body = copy, .at = nl_clock_now(f->clock)};
+	f->total++;
+	if (f->stop_after && f->total == f->stop_after)
+		nl_clock_stop(f->clock);
+	return rc;
+}
+
+static int finish(fake_api *f, int rc)
+{
+	f->reqs[f->nreqs - 1].rc = rc;
+	return rc;
+}
+
+static int answer(json_object **out, nl_status **status, fake_api *f, int rc, json_object *obj,
+                  const nl_gr *gr, const char *name)
+{
+	if (rc != 0) {
+		*status = status_for(rc, gr, name);
+		return finish(f, rc);
+	}
+	CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(obj, out, NULL), 0);
+	return finish(f, 0);
+}
+
+static void set_rv(json_object *obj, uint64_t rv)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rv);
+	nl_meta_set_string(obj, "resourceVersion", buf);
+}
+
+static int fake_get_lease(json_object **out, nl_status **status, const char *ns, const char *name,
+                          void *payload)
+{
+	fake_api *f = payload;
+	int rc = begin(f, GET_LEASE, NULL);
+	CU_ASSERT_STRING_EQUAL(ns, NL_NAMESPACE_NODE_LEASE);
+	CU_ASSERT_STRING_EQUAL(name, "foo");
+	if (rc == 0 && !f->lease)
+		rc = NL_ENOTFOUND;
+	return answer(out, status, f, rc, f->lease, &leases_gr, name);
+}
+
+static int fake_create_lease(json_object **out, nl_status **status, const char *ns,
+                             json_object *lease, void *payload)
+{
+	fake_api *f = payload;
+	int rc = begin(f, CREATE_LEASE, lease);
+	char uid[32];
+	CU_ASSERT_STRING_EQUAL(ns, NL_NAMESPACE_NODE_LEASE);
+	if (rc == 0 && f->lease)
+		rc = NL_EEXISTS;
+	if (rc == 0) {
+		CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(lease, &f->lease, NULL), 0);
+		snprintf(uid, sizeof(uid), "lease-uid-%d", ++f->uids);
+		nl_meta_set_string(f->lease, "uid", uid);
+		set_rv(f->lease, ++f->rv);
+	}
+	return answer(out, status, f, rc, f->lease, &leases_gr, nl_meta_name(lease));
+}
+
+/* kube-apiserver's update: the body's resourceVersion and uid are
+ * preconditions; a deleted object with a uid in the body is 409, not 404. */
+static int fake_update_lease(json_object **out, nl_status **status, const char *ns,
+                             json_object *lease, void *payload)
+{
+	fake_api *f = payload;
+	int rc = begin(f, UPDATE_LEASE, lease);
+	const char *uid = nl_meta_uid(lease), *rv = nl_meta_resource_version(lease);
+	CU_ASSERT_STRING_EQUAL(ns, NL_NAMESPACE_NODE_LEASE);
+	if (rc == 0 && !f->lease)
+		rc = uid ? NL_ECONFLICT : NL_ENOTFOUND;
+	if (rc == 0 && uid && strcmp(uid, nl_meta_uid(f->lease)) != 0)
+		rc = NL_ECONFLICT;
+	if (rc == 0 && (!rv || strcmp(rv, nl_meta_resource_version(f->lease)) != 0))
+		rc = NL_ECONFLICT;
+	if (rc == 0) {
+		char keep_uid[64];
+		snprintf(keep_uid, sizeof(keep_uid), "%s", nl_meta_uid(f->lease));
+		json_object_put(f->lease);
+		f->lease = NULL;
+		CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(lease, &f->lease, NULL), 0);
+		nl_meta_set_string(f->lease, "uid", keep_uid);
+		set_rv(f->lease, ++f->rv);
+	}
+	return answer(out, status, f, rc, f->lease, &leases_gr, nl_meta_name(lease));
+}
+
+static int fake_get_node(json_object **out, nl_status **status, const char *name, void *payload)
+{
+	fake_api *f = payload;
+	int rc = begin(f, GET_NODE, NULL);
+	CU_ASSERT_STRING_EQUAL(name, "foo");
+	if (rc == 0 && !f->node)
+		rc = NL_ENOTFOUND;
+	return answer(out, status, f, rc, f->node, &nodes_gr, name);
+}
+
+static const nl_lease_ops fake_ops_template = {
+    .get_lease = fake_get_lease,
+    .create_lease = fake_create_lease,
+    .update_lease = fake_update_lease,
+    .get_node = fake_get_node,
+};
+
+static void count_hook(void *payload)
+{
+	((fake_api *)payload)->hook_calls++;
+}
+
+static const char *http_of(int kind, int rc)
+{
+	switch (rc) {
+	case 0:
+		return kind == CREATE_LEASE ? "201" : "200";
+	case NL_ENOTFOUND:
+		return "404";
+	case NL_ECONFLICT:
+	case NL_EEXISTS:
+		return "409";
+	case NL_ESERVER:
+		return "500";
+	case NL_ETIMEOUT:
+		return "504";
+	default:
+		return "ERR";
+	}
+}
+
+static void trace_reset(fake_api *f)
+{
+	for (size_t i = 0; i < f->nreqs; i++)
+		json_object_put(f->reqs[i].body);
+	f->nreqs = 0;
+}
+
+/* "GET lease 404, GET node 200, CREATE lease 201" */
+static void assert_trace(fake_api *f, const char *expected)
+{
+	char got[8192] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < f->nreqs && len < sizeof(got) - 64; i++)
+		len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s %s", i ? ", " : "",
+		                        kind_names[f->reqs[i].kind],
+		                        http_of(f->reqs[i].kind, f->reqs[i].rc));
+	if (strcmp(got, expected) != 0)
+		fprintf(stderr, "\n  expected: %s\n  actual:   %s\n", expected, got);
+	CU_ASSERT_STRING_EQUAL(got, expected);
+}
+
+static int64_t t0(void)
+{
+	int64_t t;
+	CU_ASSERT_EQUAL(nl_time_parse(&t, "2026-11-29T15:04:05Z"), 0);
+	return t;
+}
+
+static void fake_init(fake_api *f, nl_clock *clock)
+{
+	memset(f, 0, sizeof(*f));
+	f->clock = clock;
+}
+
+static void fake_add_node(fake_api *f)
+{
+	f->node = nl_test_json("{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":"
+	                       "\"foo\",\"uid\":\"foo-uid\","
+	                       "\"resourceVersion\":\"1\"}}");
+}
+
+/* A lease as the server would hold it, with owner and resourceVersion. */
+static void fake_put_lease(fake_api *f, const char *text)
+{
+	json_object_put(f->lease);
+	f->lease = nl_test_json(text);
+	f->rv = 10;
+	set_rv(f->lease, f->rv);
+}
+
+#define OWNED_LEASE                                                                                \
+	"{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\",\"metadata\":{\"name\":"    \
+	"\"foo\",\"namespace\":\"kube-node-lease\",\"uid\":\"lease-uid-0\",\"ownerReferences\":[{" \
+	"\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"foo\",\"uid\":\"foo-uid\"}]},"         \
+	"\"spec\":{"                                                                               \
+	"\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":40,\"renewTime\":"                    \
+	"\"2026-11-29T15:00:00.000000Z\"}}"
+
+static void fake_free(fake_api *f)
+{
+	trace_reset(f);
+	json_object_put(f->lease);
+	json_object_put(f->node);
+}
+
+typedef struct {
+	nl_clock *clock;
+	fake_api api;
+	nl_lease_ops ops;
+	nl_lease_controller *lc;
+} fixture;
+
+static void fixture_init_with(fixture *x, nl_clock *clock, int32_t duration)
+{
+	nl_lease_controller_options o = {0};
+	x->clock = clock;
+	fake_init(&x->api, x->clock);
+	x->ops = fake_ops_template;
+	x->ops.payload = &x->api;
+	o.clock = x->clock;
+	o.ops = &x->ops;
+	o.node_name = "foo";
+	o.lease_duration_seconds = duration;
+	o.on_repeated_heartbeat_failure = count_hook;
+	o.hook_payload = &x->api;
+	o.jitter_seed = 1234;
+	CU_ASSERT_EQUAL_FATAL(nl_lease_controller_new(&x->lc, &o), 0);
+}
+
+static void fixture_init(fixture *x, int32_t duration)
+{
+	nl_clock *clock;
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, t0()), 0);
+	fixture_init_with(x, clock, duration);
+}
+
+static void fixture_free(fixture *x)
+{
+	nl_lease_controller_free(x->lc);
+	fake_free(&x->api);
+	nl_clock_free(x->clock);
+}
+
+static json_object *last_body(fixture *x)
+{
+	for (size_t i = x->api.nreqs; i > 0; i--)
+		if (x->api.reqs[i - 1].body)
+			return x->api.reqs[i - 1].body;
+	return NULL;
+}
+
+static void assert_sleeps(nl_clock *c, const int64_t *want_ms, size_t n)
+{
+	size_t got_n;
+	const int64_t *got = nl_clock_fake_sleeps(c, &got_n, NULL);
+	CU_ASSERT_EQUAL(got_n, n);
+	for (size_t i = 0; i < n && i < got_n; i++) {
+		if (got[i] != want_ms[i] * MS)
+			fprintf(stderr, "\n  sleep %zu: got %lld us, want %lld ms\n", i,
+			        (long long)got[i], (long long)want_ms[i]);
+		CU_ASSERT_EQUAL(got[i], want_ms[i] * MS);
+	}
+}
+
+/* --- newLease (upstream TestNewNodeLease) ------------------------------------ */
+
+static void test_lease_controller__new_lease_nil_base_without_node(void)
+{
+	fixture x;
+	json_object *lease = NULL;
+
+	fixture_init(&x, 10);
+	CU_ASSERT_EQUAL(nl__lease_new_lease(&lease, x.lc, NULL), 0);
+	NL_ASSERT_JSON_EQ(lease,
+	                  "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","
+	                  "\"metadata\":{\"name\":\"foo\",\"namespace\":\"kube-node-lease\"},"
+	                  "\"spec\":{\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":10,"
+	                  "\"renewTime\":\"2026-11-29T15:04:05.000000Z\"}}");
+	assert_trace(&x.api, "GET node 404");
+	json_object_put(lease);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__new_lease_nil_base_with_node(void)
+{
+	fixture x;
+	json_object *lease = NULL;
+
+	fixture_init(&x, 10);
+	fake_add_node(&x.api);
+	CU_ASSERT_EQUAL(nl__lease_new_lease(&lease, x.lc, NULL), 0);
+	NL_ASSERT_JSON_EQ(lease, "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","
+	                         "\"metadata\":{\"name\":\"foo\",\"namespace\":\"kube-node-lease\","
+	                         "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+	                         "\"name\":\"foo\",\"uid\":\"foo-uid\"}]},"
+	                         "\"spec\":{\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":10,"
+	                         "\"renewTime\":\"2026-11-29T15:04:05.000000Z\"}}");
+	/* The wire form keeps kube-apiserver's key order. */
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_compact(lease, NULL),
+	    "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\",\"metadata\":{\"name\":"
+	    "\"foo\",\"namespace\":\"kube-node-lease\",\"ownerReferences\":[{\"apiVersion\":\"v1\","
+	    "\"kind\":\"Node\",\"name\":\"foo\",\"uid\":\"foo-uid\"}]},\"spec\":{"
+	    "\"holderIdentity\":"
+	    "\"foo\",\"leaseDurationSeconds\":10,\"renewTime\":\"2026-11-29T15:04:05.000000Z\"}}");
+	assert_trace(&x.api, "GET node 200");
+	json_object_put(lease);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__new_lease_base_without_owner_gets_owner_and_renew_time(void)
+{
+	fixture x;
+	json_object *lease = NULL;
+	const char *base_text =
+	    "{\"metadata\":{\"name\":\"foo\",\"namespace\":\"kube-node-lease\"},"
+	    "\"spec\":{\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":10,"
+	    "\"renewTime\":\"2026-11-29T15:03:55.000000Z\"}}";
+
+	fixture_init(&x, 10);
+	fake_add_node(&x.api);
+	json_object *base = nl_test_json(base_text);
+	CU_ASSERT_EQUAL(nl__lease_new_lease(&lease, x.lc, base), 0);
+	CU_ASSERT_PTR_NOT_EQUAL(lease, base); /* a copy, never the base itself */
+	NL_ASSERT_JSON_EQ(lease,
+	                  "{\"metadata\":{\"name\":\"foo\",\"namespace\":\"kube-node-lease\","
+	                  "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+	                  "\"name\":\"foo\",\"uid\":\"foo-uid\"}]},"
+	                  "\"spec\":{\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":10,"
+	                  "\"renewTime\":\"2026-11-29T15:04:05.000000Z\"}}");
+	NL_ASSERT_JSON_EQ(base, base_text); /* the base is untouched */
+	assert_trace(&x.api, "GET node 200");
+	json_object_put(base);
+	json_object_put(lease);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__new_lease_base_with_owner_only_renews(void)
+{
+	fixture x;
+	json_object *lease = NULL;
+	const char *base_text =
+	    "{\"metadata\":{\"name\":\"foo\",\"namespace\":\"kube-node-lease\","
+	    "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"foo\","
+	    "\"uid\":\"foo-uid\"}]},\"spec\":{\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":"
+	    "10,"
+	    "\"renewTime\":\"2026-11-29T15:03:55.000000Z\"}}";
+
+	fixture_init(&x, 10);
+	fake_add_node(&x.api);
+	json_object *base = nl_test_json(base_text);
+	CU_ASSERT_EQUAL(nl__lease_new_lease(&lease, x.lc, base), 0);
+	CU_ASSERT_PTR_NOT_EQUAL(lease, base);
+	NL_ASSERT_JSON_EQ(lease,
+	                  "{\"metadata\":{\"name\":\"foo\",\"namespace\":\"kube-node-lease\","
+	                  "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+	                  "\"name\":\"foo\",\"uid\":\"foo-uid\"}]},"
+	                  "\"spec\":{\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":10,"
+	                  "\"renewTime\":\"2026-11-29T15:04:05.000000Z\"}}");
+	NL_ASSERT_JSON_EQ(base, base_text);
+	assert_trace(&x.api, ""); /* owner already set: no Node GET */
+	json_object_put(base);
+	json_object_put(lease);
+	fixture_free(&x);
+}
+
+/* --- retryUpdateLease (upstream TestRetryUpdateNodeLease) ------------------- */
+
+static void test_lease_controller__retry_update_no_errors(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	CU_ASSERT_EQUAL(nl__lease_retry_update(x.lc, x.api.lease), 0);
+	assert_trace(&x.api, "UPDATE lease 200");
+	CU_ASSERT_EQUAL(x.api.hook_calls, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nl_lease_controller_latest(x.lc));
+	CU_ASSERT_STRING_EQUAL(nl_meta_resource_version(nl_lease_controller_latest(x.lc)), "11");
+	fixture_free(&x);
+}
+
+static void test_lease_controller__retry_update_connection_errors(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	for (int i = 0; i < 5; i++)
+		add_fault(&x.api, UPDATE_LEASE, NL_ETRANSPORT);
+	CU_ASSERT_EQUAL(nl__lease_retry_update(x.lc, x.api.lease), NL_ETRANSPORT);
+	assert_trace(&x.api, "UPDATE lease ERR, UPDATE lease ERR, UPDATE lease ERR, "
+	                     "UPDATE lease ERR, UPDATE lease ERR");
+	/* Never on the first failure: 4 calls for 5 failures. */
+	CU_ASSERT_EQUAL(x.api.hook_calls, 4);
+	CU_ASSERT_PTR_NULL(nl_lease_controller_latest(x.lc));
+	fixture_free(&x);
+}
+
+static void test_lease_controller__retry_update_timeout_then_conflict_then_success(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	add_fault(&x.api, UPDATE_LEASE, NL_ETIMEOUT);
+	add_fault(&x.api, UPDATE_LEASE, NL_ECONFLICT);
+	CU_ASSERT_EQUAL(nl__lease_retry_update(x.lc, x.api.lease), 0);
+	assert_trace(&x.api, "UPDATE lease 504, UPDATE lease 409, GET lease 200, UPDATE lease 200");
+	/* The first failure and the conflict are both exempt from the hook. */
+	CU_ASSERT_EQUAL(x.api.hook_calls, 0);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__retry_update_node_not_found_sends_no_update(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	CU_ASSERT_EQUAL(nl__lease_retry_update(x.lc, NULL), NL_ENOTFOUND);
+	assert_trace(&x.api,
+	             "GET node 404, GET node 404, GET node 404, GET node 404, GET node 404");
+	/* As upstream: a failed preparation counts as a failed attempt. */
+	CU_ASSERT_EQUAL(x.api.hook_calls, 4);
+	CU_ASSERT_PTR_NULL(nl_lease_controller_latest(x.lc));
+	fixture_free(&x);
+}
+
+static void test_lease_controller__retry_update_one_failure_does_not_call_hook(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	add_fault(&x.api, UPDATE_LEASE, NL_ESERVER);
+	CU_ASSERT_EQUAL(nl__lease_retry_update(x.lc, x.api.lease), 0);
+	assert_trace(&x.api, "UPDATE lease 500, UPDATE lease 200");
+	CU_ASSERT_EQUAL(x.api.hook_calls, 0);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__retry_update_conflicts_never_call_hook(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	for (int i = 0; i < 5; i++)
+		add_fault(&x.api, UPDATE_LEASE, NL_ECONFLICT);
+	CU_ASSERT_EQUAL(nl__lease_retry_update(x.lc, x.api.lease), NL_ECONFLICT);
+	assert_trace(&x.api, "UPDATE lease 409, GET lease 200, UPDATE lease 409, GET lease 200, "
+	                     "UPDATE lease 409, GET lease 200, UPDATE lease 409, GET lease 200, "
+	                     "UPDATE lease 409, GET lease 200");
+	CU_ASSERT_EQUAL(x.api.hook_calls, 0);
+	fixture_free(&x);
+}
+
+/* --- sync (upstream TestUpdateUsingLatestLease) ------------------------------ */
+
+static void test_lease_controller__sync_creates_missing_lease(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, "GET lease 404, GET node 200, CREATE lease 201");
+	NL_ASSERT_JSON_EQ(last_body(&x),
+	                  "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","
+	                  "\"metadata\":{\"name\":\"foo\",\"namespace\":\"kube-node-lease\","
+	                  "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+	                  "\"name\":\"foo\",\"uid\":\"foo-uid\"}]},"
+	                  "\"spec\":{\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":40,"
+	                  "\"renewTime\":\"2026-11-29T15:04:05.000000Z\"}}");
+	/* The server's answer is cached, with its resourceVersion. */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nl_lease_controller_latest(x.lc));
+	CU_ASSERT_STRING_EQUAL(nl_meta_resource_version(nl_lease_controller_latest(x.lc)), "1");
+	fixture_free(&x);
+}
+
+static void test_lease_controller__sync_without_node_creates_nothing(void)
+{
+	fixture x;
+	size_t nsleeps;
+
+	fixture_init(&x, 40);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), NL_ENOTFOUND);
+	assert_trace(&x.api, "GET lease 404, GET node 404");
+	CU_ASSERT_PTR_NULL(nl_lease_controller_latest(x.lc));
+	/* Not an error for the backoff: no wait, the next interval retries. */
+	nl_clock_fake_sleeps(x.clock, &nsleeps, NULL);
+	CU_ASSERT_EQUAL(nsleeps, 0);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__sync_updates_existing_lease(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, "GET lease 200, UPDATE lease 200");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(last_body(&x), "spec.renewTime"),
+	                       "2026-11-29T15:04:05.000000Z");
+	CU_ASSERT_STRING_EQUAL(nl_meta_resource_version(nl_lease_controller_latest(x.lc)), "11");
+	fixture_free(&x);
+}
+
+static void test_lease_controller__sync_updates_from_cache_without_get(void)
+{
+	fixture x;
+	json_object *cached = NULL;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(x.api.lease, &cached, NULL), 0);
+	nl__lease_set_latest(x.lc, cached);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, "UPDATE lease 200");
+	CU_ASSERT_STRING_EQUAL(nl_meta_resource_version(nl_lease_controller_latest(x.lc)), "11");
+	fixture_free(&x);
+}
+
+static void test_lease_controller__sync_recreates_lease_deleted_behind_cache(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	trace_reset(&x.api);
+	/* Someone deletes the lease; the cached copy still carries its uid, so
+	 * the optimistic update is refused with 409 like kube-apiserver does. */
+	json_object_put(x.api.lease);
+	x.api.lease = NULL;
+	nl_clock_advance(x.clock, 10 * SEC);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, "UPDATE lease 409, GET lease 404, GET node 200, CREATE lease 201, "
+	                     "UPDATE lease 200");
+	CU_ASSERT_STRING_EQUAL(nl_meta_uid(nl_lease_controller_latest(x.lc)), "lease-uid-2");
+	CU_ASSERT_EQUAL(x.api.hook_calls, 0);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__sync_cached_update_not_found_retries(void)
+{
+	fixture x;
+	json_object *cached = NULL;
+
+	/* Upstream's variant: the fake clientset answers 404 once. */
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(x.api.lease, &cached, NULL), 0);
+	nl__lease_set_latest(x.lc, cached);
+	add_fault(&x.api, UPDATE_LEASE, NL_ENOTFOUND);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, "UPDATE lease 404, UPDATE lease 200");
+	CU_ASSERT_STRING_EQUAL(nl_meta_resource_version(nl_lease_controller_latest(x.lc)), "11");
+	fixture_free(&x);
+}
+
+static void test_lease_controller__sync_falls_back_after_five_cached_failures(void)
+{
+	fixture x;
+	json_object *cached = NULL;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(x.api.lease, &cached, NULL), 0);
+	nl__lease_set_latest(x.lc, cached);
+	for (int i = 0; i < 5; i++)
+		add_fault(&x.api, UPDATE_LEASE, NL_ESERVER);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, "UPDATE lease 500, UPDATE lease 500, UPDATE lease 500, "
+	                     "UPDATE lease 500, UPDATE lease 500, GET lease 200, UPDATE lease 200");
+	CU_ASSERT_EQUAL(x.api.hook_calls, 4);
+	fixture_free(&x);
+}
+
+/* --- behaviour over time ------------------------------------------------------- */
+
+static void test_lease_controller__steady_state_one_update_per_interval(void)
+{
+	fixture x;
+	int64_t next, now;
+	char want[NL_TIME_BUFSZ];
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	CU_ASSERT_EQUAL(nl_lease_controller_renew_interval(x.lc), 10 * SEC);
+	CU_ASSERT_EQUAL(nl_lease_controller_start(x.lc), 0);
+	CU_ASSERT_EQUAL(nl_lease_controller_start(x.lc), NL_EINVAL);
+	nl_clock_advance(x.clock, 0); /* the first sync runs at once */
+	assert_trace(&x.api, "GET lease 404, GET node 200, CREATE lease 201");
+	for (int i = 0; i < 10; i++) {
+		trace_reset(&x.api);
+		now = nl_clock_now(x.clock);
+		CU_ASSERT_EQUAL_FATAL(nl_clock_next_deadline(&next, x.clock), 0);
+		CU_ASSERT(next - now >= 10 * SEC && next - now <= 10400 * MS);
+		/* Nothing happens before the deadline ... */
+		nl_clock_advance(x.clock, next - now - 1);
+		assert_trace(&x.api, "");
+		/* ... and exactly one UPDATE, no GET, at it. */
+		nl_clock_advance(x.clock, 1);
+		assert_trace(&x.api, "UPDATE lease 200");
+		nl_time_format_micro(want, next);
+		CU_ASSERT_STRING_EQUAL(nl_json_get_string(last_body(&x), "spec.renewTime"), want);
+	}
+	CU_ASSERT_EQUAL(x.api.hook_calls, 0);
+	nl_lease_controller_stop(x.lc);
+	CU_ASSERT_EQUAL(nl_clock_next_deadline(&next, x.clock), NL_ENOTFOUND);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__node_appearing_later_gets_owned_lease(void)
+{
+	fixture x;
+	int64_t next;
+
+	fixture_init(&x, 40);
+	CU_ASSERT_EQUAL(nl_lease_controller_start(x.lc), 0);
+	nl_clock_advance(x.clock, 0);
+	assert_trace(&x.api, "GET lease 404, GET node 404");
+	CU_ASSERT_PTR_NULL(x.api.lease);
+	trace_reset(&x.api);
+
+	fake_add_node(&x.api);
+	CU_ASSERT_EQUAL_FATAL(nl_clock_next_deadline(&next, x.clock), 0);
+	nl_clock_advance(x.clock, next - nl_clock_now(x.clock));
+	assert_trace(&x.api, "GET lease 404, GET node 200, CREATE lease 201");
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_get_string(json_object_array_get_idx(
+	                           nl_json_get_path(x.api.lease, "metadata.ownerReferences"), 0),
+	                       "uid"),
+	    "foo-uid");
+	fixture_free(&x);
+}
+
+static void test_lease_controller__other_writer_costs_one_conflict_and_one_get(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	trace_reset(&x.api);
+	/* Another agent writes the lease: its resourceVersion moves on. */
+	set_rv(x.api.lease, ++x.api.rv);
+	nl_clock_advance(x.clock, 10 * SEC);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, "UPDATE lease 409, GET lease 200, UPDATE lease 200");
+	CU_ASSERT_EQUAL(x.api.hook_calls, 0);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__server_errors_back_off_then_renew_on_recovery(void)
+{
+	fixture x;
+	static const int64_t want[] = {200, 400, 800, 1600, 3200, 6400, 7000, 7000, 7000};
+	char renew[NL_TIME_BUFSZ];
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	trace_reset(&x.api);
+	int64_t start = nl_clock_now(x.clock);
+	x.api.fail_code = NL_ESERVER;
+	x.api.fail_until = start + 30 * SEC;
+
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	/* 5 cached UPDATEs, then GETs at 0, 0.2, 0.6, 1.4, 3.0, 6.2, 12.6, 19.6
+	 * and 26.6 s; the server is back at 30 s, the GET at 33.6 s succeeds and
+	 * the lease is renewed at once. */
+	assert_trace(&x.api, "UPDATE lease 500, UPDATE lease 500, UPDATE lease 500, "
+	                     "UPDATE lease 500, UPDATE lease 500, "
+	                     "GET lease 500, GET lease 500, GET lease 500, GET lease 500, "
+	                     "GET lease 500, GET lease 500, GET lease 500, GET lease 500, "
+	                     "GET lease 500, GET lease 200, UPDATE lease 200");
+	assert_sleeps(x.clock, want, sizeof(want) / sizeof(want[0]));
+	CU_ASSERT_EQUAL(nl_clock_now(x.clock), start + 33600 * MS);
+	nl_time_format_micro(renew, start + 33600 * MS);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(x.api.lease, "spec.renewTime"), renew);
+	CU_ASSERT_EQUAL(x.api.hook_calls, 4);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__unreachable_server_is_not_busy_looped(void)
+{
+	fixture x;
+	size_t nsleeps, gets = 0;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	x.api.fail_code = NL_ETRANSPORT;
+	x.api.fail_until = nl_clock_now(x.clock) + 120 * SEC;
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	const int64_t *sleeps = nl_clock_fake_sleeps(x.clock, &nsleeps, NULL);
+	for (size_t i = 0; i < x.api.nreqs; i++)
+		gets += x.api.reqs[i].kind == GET_LEASE;
+	/* Every failed GET is followed by a wait, capped at 7 s: two minutes
+	 * cost 23 GETs, not thousands. */
+	CU_ASSERT_EQUAL(gets, nsleeps + 1);
+	CU_ASSERT_EQUAL(gets, 23);
+	for (size_t i = 6; i < nsleeps; i++)
+		CU_ASSERT_EQUAL(sleeps[i], 7 * SEC);
+	for (size_t i = 1; i < x.api.nreqs; i++)
+		if (x.api.reqs[i].kind == GET_LEASE)
+			CU_ASSERT(x.api.reqs[i].at - x.api.reqs[i - 1].at >= 200 * MS);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__stop_during_backoff_returns_at_once(void)
+{
+	fixture x;
+	static const int64_t want[] = {200, 400};
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	x.api.fail_code = NL_ESERVER;
+	x.api.fail_until = INT64_MAX;
+	x.api.stop_after = 3; /* shutdown while the third GET is in flight */
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), NL_ECANCELED);
+	assert_trace(&x.api, "GET lease 500, GET lease 500, GET lease 500");
+	assert_sleeps(x.clock, want, 2);
+	CU_ASSERT_PTR_NULL(nl_lease_controller_latest(x.lc));
+	/* A stopped controller sends nothing more. */
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), NL_ECANCELED);
+	CU_ASSERT_EQUAL(x.api.nreqs, 3);
+	fixture_free(&x);
+}
+
+typedef struct {
+	nl_clock *clock;
+	long delay_ms;
+} stopper;
+
+static void *stop_after_delay(void *payload)
+{
+	stopper *s = payload;
+	struct timespec ts = {s->delay_ms / 1000, (s->delay_ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+	nl_clock_stop(s->clock);
+	return NULL;
+}
+
+static int64_t mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * SEC + ts.tv_nsec / 1000;
+}
+
+static void test_lease_controller__stop_interrupts_real_backoff(void)
+{
+	fixture x;
+	nl_clock *clock;
+	pthread_t th;
+	stopper s;
+
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_real(&clock), 0);
+	fixture_init_with(&x, clock, 40);
+	x.api.fail_code = NL_ETRANSPORT;
+	x.api.fail_until = INT64_MAX;
+	s = (stopper){clock, 700};
+	int64_t begin_at = mono_now();
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, stop_after_delay, &s), 0);
+	/* Waits 200, 400, 800 ms ...: stopped at 0.7 s inside the third wait. */
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), NL_ECANCELED);
+	int64_t took = mono_now() - begin_at;
+	pthread_join(th, NULL);
+	CU_ASSERT(took >= 600 * MS);
+	CU_ASSERT(took < 1300 * MS);
+	assert_trace(&x.api, "GET lease ERR, GET lease ERR, GET lease ERR");
+	fixture_free(&x);
+}
+
+static void test_lease_controller__lease_duration_change_is_reasserted(void)
+{
+	fixture x;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	/* A lease someone left with another duration is corrected on renewal. */
+	fake_put_lease(&x.api, OWNED_LEASE);
+	json_object_object_add(json_object_object_get(x.api.lease, "spec"), "leaseDurationSeconds",
+	                       json_object_new_int(10));
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, "GET lease 200, UPDATE lease 200");
+	CU_ASSERT_EQUAL(
+	    json_object_get_int(nl_json_get_path(last_body(&x), "spec.leaseDurationSeconds")), 40);
+	trace_reset(&x.api);
+
+	/* Dynamic config changes the duration: the next renewal, still from the
+	 * cache, writes the new value, and the renew interval follows. */
+	CU_ASSERT_EQUAL(nl_lease_controller_set_lease_duration(x.lc, 60), 0);
+	CU_ASSERT_EQUAL(nl_lease_controller_set_lease_duration(x.lc, 0), NL_EINVAL);
+	CU_ASSERT_EQUAL(nl_lease_controller_renew_interval(x.lc), 15 * SEC);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, "UPDATE lease 200");
+	CU_ASSERT_EQUAL(
+	    json_object_get_int(nl_json_get_path(last_body(&x), "spec.leaseDurationSeconds")), 60);
+	fixture_free(&x);
+}
+
+static void collect_intervals(int64_t *gaps, size_t n, uint64_t seed)
+{
+	fixture x;
+	nl_lease_controller_options o = {0};
+	nl_clock *clock;
+	int64_t next;
+
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, t0()), 0);
+	fixture_init_with(&x, clock, 40);
+	fake_add_node(&x.api);
+	/* Rebuild with the requested seed. */
+	nl_lease_controller_free(x.lc);
+	o.clock = clock;
+	o.ops = &x.ops;
+	o.node_name = "foo";
+	o.jitter_seed = seed;
+	CU_ASSERT_EQUAL_FATAL(nl_lease_controller_new(&x.lc, &o), 0);
+	CU_ASSERT_EQUAL(nl_lease_controller_start(x.lc), 0);
+	nl_clock_advance(clock, 0);
+	for (size_t i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL_FATAL(nl_clock_next_deadline(&next, clock), 0);
+		gaps[i] = next - nl_clock_now(clock);
+		nl_clock_advance(clock, gaps[i]);
+		trace_reset(&x.api);
+	}
+	fixture_free(&x);
+}
+
+static void test_lease_controller__renew_interval_jitter_bounds(void)
+{
+	int64_t a[50], b[50], c[50];
+	int varied = 0;
+
+	collect_intervals(a, 50, 7);
+	collect_intervals(b, 50, 7);
+	collect_intervals(c, 50, 8);
+	for (size_t i = 0; i < 50; i++) {
+		CU_ASSERT(a[i] >= 10 * SEC && a[i] <= 10400 * MS);
+		varied += a[i] != a[0];
+	}
+	CU_ASSERT(varied > 40);
+	/* A fixed seed gives the same schedule; another seed another one. */
+	CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, c, sizeof(a)), 0);
+}
+
+static void test_lease_controller__options_are_validated_and_defaulted(void)
+{
+	fixture x;
+	nl_lease_controller *lc = NULL;
+	nl_lease_controller_options o = {0};
+	nl_lease_ops partial;
+
+	fixture_init(&x, 0);
+	CU_ASSERT_EQUAL(nl_lease_controller_renew_interval(x.lc), 10 * SEC); /* 40 s default */
+	o.clock = x.clock;
+	o.ops = &x.ops;
+	CU_ASSERT_EQUAL(nl_lease_controller_new(&lc, &o), NL_EINVAL); /* no node name */
+	o.node_name = "foo";
+	o.lease_duration_seconds = -1;
+	CU_ASSERT_EQUAL(nl_lease_controller_new(&lc, &o), NL_EINVAL);
+	o.lease_duration_seconds = 0;
+	partial = x.ops;
+	partial.get_node = NULL;
+	o.ops = &partial;
+	CU_ASSERT_EQUAL(nl_lease_controller_new(&lc, &o), NL_EINVAL);
+	CU_ASSERT_PTR_NULL(lc);
+	nl_lease_controller_free(NULL);
+	fixture_free(&x);
+}
+
+static int custom_get_lease(json_object **out, nl_status **status, const char *ns, const char *name,
+                            void *payload)
+{
+	(void)out;
+	(void)payload;
+	CU_ASSERT_STRING_EQUAL(ns, "custom-ns");
+	CU_ASSERT_STRING_EQUAL(name, "foo-lease");
+	*status = nl_status_not_found(&leases_gr, name);
+	return NL_ENOTFOUND;
+}
+
+static int custom_create_lease(json_object **out, nl_status **status, const char *ns,
+                               json_object *lease, void *payload)
+{
+	(void)status;
+	(void)payload;
+	CU_ASSERT_STRING_EQUAL(ns, "custom-ns");
+	CU_ASSERT_STRING_EQUAL(nl_meta_namespace(lease), "custom-ns");
+	CU_ASSERT_STRING_EQUAL(nl_meta_name(lease), "foo-lease");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(lease, "spec.holderIdentity"), "foo-holder");
+	return json_object_deep_copy(lease, out, NULL) == 0 ? 0 : NL_ENOMEM;
+}
+
+static void test_lease_controller__lease_name_namespace_and_holder_settable(void)
+{
+	fixture x;
+	nl_lease_controller *lc;
+	nl_lease_controller_options o = {0};
+	json_object *lease = NULL;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	x.ops.get_lease = custom_get_lease;
+	o.clock = x.clock;
+	o.ops = &x.ops;
+	o.node_name = "foo";
+	o.holder_identity = "foo-holder";
+	o.lease_name = "foo-lease";
+	o.lease_namespace = "custom-ns";
+	CU_ASSERT_EQUAL_FATAL(nl_lease_controller_new(&lc, &o), 0);
+	CU_ASSERT_EQUAL(nl__lease_new_lease(&lease, lc, NULL), 0);
+	NL_ASSERT_JSON_EQ(lease, "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","
+	                         "\"metadata\":{\"name\":\"foo-lease\",\"namespace\":\"custom-ns\","
+	                         "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+	                         "\"name\":\"foo\",\"uid\":\"foo-uid\"}]},"
+	                         "\"spec\":{\"holderIdentity\":\"foo-holder\","
+	                         "\"leaseDurationSeconds\":40,"
+	                         "\"renewTime\":\"2026-11-29T15:04:05.000000Z\"}}");
+	json_object_put(lease);
+	/* GET and CREATE go to the custom name and namespace (checked in the
+	 * callbacks). */
+	x.ops.create_lease = custom_create_lease;
+	nl_lease_controller_free(lc);
+	CU_ASSERT_EQUAL_FATAL(nl_lease_controller_new(&lc, &o), 0);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(lc), 0);
+	CU_ASSERT_STRING_EQUAL(nl_meta_name(nl_lease_controller_latest(lc)), "foo-lease");
+	nl_lease_controller_free(lc);
+	fixture_free(&x);
+}
+
+static FILE *devnull;
+
+static int quiet_logs(void)
+{
+	/* Failures are logged at error level on purpose; keep test output
+	 * readable unless asked for (NL_TEST_LOGS=1). */
+	const char *show = getenv("NL_TEST_LOGS");
+	if (show && strcmp(show, "1") == 0) {
+		nl_log_set_verbosity(4);
+		return 0;
+	}
+	devnull = fopen("/dev/null", "w");
+	nl_log_set_output(devnull);
+	return 0;
+}
+
+static int restore_logs(void)
+{
+	nl_log_set_output(NULL);
+	if (devnull)
+		fclose(devnull);
+	devnull = NULL;
+	return 0;
+}
+
+static CU_TestInfo lease_tests[] = {
+    {"new_lease_nil_base_without_node", test_lease_controller__new_lease_nil_base_without_node},
+    {"new_lease_nil_base_with_node", test_lease_controller__new_lease_nil_base_with_node},
+    {"new_lease_base_without_owner_gets_owner_and_renew_time",
+     test_lease_controller__new_lease_base_without_owner_gets_owner_and_renew_time},
+    {"new_lease_base_with_owner_only_renews",
+     test_lease_controller__new_lease_base_with_owner_only_renews},
+    {"retry_update_no_errors", test_lease_controller__retry_update_no_errors},
+    {"retry_update_connection_errors", test_lease_controller__retry_update_connection_errors},
+    {"retry_update_timeout_then_conflict_then_success",
+     test_lease_controller__retry_update_timeout_then_conflict_then_success},
+    {"retry_update_node_not_found_sends_no_update",
+     test_lease_controller__retry_update_node_not_found_sends_no_update},
+    {"retry_update_one_failure_does_not_call_hook",
+     test_lease_controller__retry_update_one_failure_does_not_call_hook},
+    {"retry_update_conflicts_never_call_hook",
+     test_lease_controller__retry_update_conflicts_never_call_hook},
+    {"sync_creates_missing_lease", test_lease_controller__sync_creates_missing_lease},
+    {"sync_without_node_creates_nothing", test_lease_controller__sync_without_node_creates_nothing},
+    {"sync_updates_existing_lease", test_lease_controller__sync_updates_existing_lease},
+    {"sync_updates_from_cache_without_get",
+     test_lease_controller__sync_updates_from_cache_without_get},
+    {"sync_recreates_lease_deleted_behind_cache",
+     test_lease_controller__sync_recreates_lease_deleted_behind_cache},
+    {"sync_cached_update_not_found_retries",
+     test_lease_controller__sync_cached_update_not_found_retries},
+    {"sync_falls_back_after_five_cached_failures",
+     test_lease_controller__sync_falls_back_after_five_cached_failures},
+    {"steady_state_one_update_per_interval",
+     test_lease_controller__steady_state_one_update_per_interval},
+    {"node_appearing_later_gets_owned_lease",
+     test_lease_controller__node_appearing_later_gets_owned_lease},
+    {"other_writer_costs_one_conflict_and_one_get",
+     test_lease_controller__other_writer_costs_one_conflict_and_one_get},
+    {"server_errors_back_off_then_renew_on_recovery",
+     test_lease_controller__server_errors_back_off_then_renew_on_recovery},
+    {"unreachable_server_is_not_busy_looped",
+     test_lease_controller__unreachable_server_is_not_busy_looped},
+    {"stop_during_backoff_returns_at_once",
+     test_lease_controller__stop_during_backoff_returns_at_once},
+    {"stop_interrupts_real_backoff", test_lease_controller__stop_interrupts_real_backoff},
+    {"lease_duration_change_is_reasserted",
+     test_lease_controller__lease_duration_change_is_reasserted},
+    {"renew_interval_jitter_bounds", test_lease_controller__renew_interval_jitter_bounds},
+    {"options_are_validated_and_defaulted",
+     test_lease_controller__options_are_validated_and_defaulted},
+    {"lease_name_namespace_and_holder_settable",
+     test_lease_controller__lease_name_namespace_and_holder_settable},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo nl_test_suites[] = {
+    {"lease_controller", quiet_logs, restore_logs, NULL, NULL, lease_tests},
+    CU_SUITE_INFO_NULL,
+};
