@@ -1,0 +1,345 @@
+/* Decoding a NodeletConfiguration document (YAML or JSON), the way kubelet
+ * decodes KubeletConfiguration: sigs.k8s.io/yaml, then encoding/json into
+ * the typed struct with defaults for what is absent. Type errors keep Go's
+ * wording; unknown fields are warned about and ignored (kubelet's lenient
+ * fallback after a strict decoding failure). */
+#include <nodelet/clock.h>
+#include <nodelet/doc.h>
+#include <nodelet/log.h>
+#include <nodelet/nodelet_config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STRUCT_NAME "NodeletConfiguration"
+#define MAX_CONFIG_FILE (1024u * 1024u)
+
+/* encoding/json's name for what it found. */
+static const char *json_kind(json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		return "string";
+	case json_type_boolean:
+		return "bool";
+	case json_type_int:
+	case json_type_double:
+		return "number";
+	case json_type_array:
+		return "array";
+	case json_type_object:
+		return "object";
+	default:
+		return "null";
+	}
+}
+
+static int type_error(nl_err *err, json_object *v, const char *field, const char *go_type)
+{
+	return nl_err_set(err, NL_EPARSE,
+	                  "json: cannot unmarshal %s into Go struct field " STRUCT_NAME
+	                  ".%s of type %s",
+	                  json_kind(v), field, go_type);
+}
+
+static int decode_int32(int32_t *out, json_object *v, const char *field, nl_err *err)
+{
+	if (json_object_is_type(v, json_type_int)) {
+		int64_t x = json_object_get_int64(v);
+		if (x >= INT32_MIN && x <= INT32_MAX) {
+			*out = (int32_t)x;
+			return 0;
+		}
+	} else if (json_object_is_type(v, json_type_double)) {
+		double d = json_object_get_double(v);
+		/* sigs.k8s.io/yaml turns 40.0 into 40, which decodes. */
+		if (d >= INT32_MIN && d <= INT32_MAX && d == (double)(int32_t)d) {
+			*out = (int32_t)d;
+			return 0;
+		}
+	} else {
+		return type_error(err, v, field, "int32");
+	}
+	return nl_err_set(err, NL_EPARSE,
+	                  "json: cannot unmarshal number %s into Go struct field " STRUCT_NAME
+	                  ".%s of type int32",
+	                  json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), field);
+}
+
+static int decode_lease_duration(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	return decode_int32(&c->lease_duration_seconds, v, "leaseDurationSeconds", err);
+}
+
+static int decode_log_verbosity(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	return decode_int32(&c->log_verbosity, v, "logVerbosity", err);
+}
+
+static int decode_register_node(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	if (!json_object_is_type(v, json_type_boolean))
+		return type_error(err, v, "registerNode", "bool");
+	c->register_node = json_object_get_boolean(v);
+	return 0;
+}
+
+/* metav1.Duration: a string for time.ParseDuration. */
+static int decode_report_frequency(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	if (!json_object_is_type(v, json_type_string))
+		return type_error(err, v, "nodeStatusReportFrequency", "string");
+	const char *s = json_object_get_string(v);
+	if (nl_duration_parse(&c->node_status_report_frequency_usec, s) != 0)
+		return nl_err_set(err, NL_EPARSE, "time: invalid duration \"%s\"", s);
+	return 0;
+}
+
+static int decode_labels(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	if (!json_object_is_type(v, json_type_object))
+		return type_error(err, v, "nodeLabels", "map[string]string");
+	size_t n = (size_t)json_object_object_length(v), i = 0;
+	nl_label *labels = n ? calloc(n, sizeof(*labels)) : NULL;
+	int rc = n && !labels ? NL_ENOMEM : 0;
+	json_object_object_foreach(v, key, val)
+	{
+		if (rc != 0)
+			break;
+		if (!json_object_is_type(val, json_type_string)) {
+			rc = type_error(err, val, "nodeLabels", "string");
+			break;
+		}
+		labels[i].key = strdup(key);
+		labels[i].value = strdup(json_object_get_string(val));
+		rc = labels[i].key && labels[i].value ? 0 : NL_ENOMEM;
+		i++;
+	}
+	if (rc != 0) {
+		for (size_t j = 0; labels && j < n; j++) {
+			free(labels[j].key);
+			free(labels[j].value);
+		}
+		free(labels);
+		return rc == NL_ENOMEM ? nl_err_set(err, rc, "out of memory") : rc;
+	}
+	c->node_labels = labels;
+	c->n_node_labels = n;
+	return 0;
+}
+
+static int taint_string(char **out, json_object *t, const char *key, nl_err *err)
+{
+	char field[64];
+	json_object *v = json_object_object_get(t, key);
+	if (v && !json_object_is_type(v, json_type_string)) {
+		snprintf(field, sizeof(field), "registerWithTaints.%s", key);
+		return type_error(err, v, field, "string");
+	}
+	*out = strdup(v ? json_object_get_string(v) : "");
+	return *out ? 0 : nl_err_set(err, NL_ENOMEM, "out of memory");
+}
+
+static int decode_taints(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	if (!json_object_is_type(v, json_type_array))
+		return type_error(err, v, "registerWithTaints", "[]v1.Taint");
+	size_t n = json_object_array_length(v);
+	nl_taint *taints = n ? calloc(n, sizeof(*taints)) : NULL;
+	int rc = n && !taints ? nl_err_set(err, NL_ENOMEM, "out of memory") : 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		json_object *t = json_object_array_get_idx(v, i);
+		if (!json_object_is_type(t, json_type_object)) {
+			rc = type_error(err, t, "registerWithTaints", "v1.Taint");
+			break;
+		}
+		rc = taint_string(&taints[i].key, t, "key", err);
+		if (rc == 0)
+			rc = taint_string(&taints[i].value, t, "value", err);
+		if (rc == 0)
+			rc = taint_string(&taints[i].effect, t, "effect", err);
+	}
+	if (rc != 0) {
+		for (size_t j = 0; taints && j < n; j++) {
+			free(taints[j].key);
+			free(taints[j].value);
+			free(taints[j].effect);
+		}
+		free(taints);
+		return rc;
+	}
+	c->register_with_taints = taints;
+	c->n_register_with_taints = n;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	unsigned bit;
+	int (*decode)(nl_nodelet_config *c, json_object *v, nl_err *err);
+} fields[] = {
+    {"leaseDurationSeconds", NL_NC_LEASE_DURATION_SECONDS, decode_lease_duration},
+    {"nodeStatusReportFrequency", NL_NC_NODE_STATUS_REPORT_FREQUENCY, decode_report_frequency},
+    {"nodeLabels", NL_NC_NODE_LABELS, decode_labels},
+    {"registerWithTaints", NL_NC_REGISTER_WITH_TAINTS, decode_taints},
+    {"logVerbosity", NL_NC_LOG_VERBOSITY, decode_log_verbosity},
+    {"registerNode", NL_NC_REGISTER_NODE, decode_register_node},
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+/* apiVersion and kind must name this type (the scheme's check). */
+static int check_type_meta(json_object *doc, nl_err *err)
+{
+	static const struct {
+		const char *key, *want;
+	} meta[] = {{"apiVersion", NL_NODELET_CONFIG_API_VERSION},
+	            {"kind", NL_NODELET_CONFIG_KIND}};
+	for (size_t i = 0; i < 2; i++) {
+		json_object *v = json_object_object_get(doc, meta[i].key);
+		if (!v || json_object_is_type(v, json_type_null))
+			return nl_err_set(err, NL_EPARSE, "%s: Required value", meta[i].key);
+		if (!json_object_is_type(v, json_type_string))
+			return type_error(err, v, meta[i].key, "string");
+		if (strcmp(json_object_get_string(v), meta[i].want) != 0)
+			return nl_err_set(err, NL_EPARSE,
+			                  "%s: Unsupported value: \"%s\": supported values: \"%s\"",
+			                  meta[i].key, json_object_get_string(v), meta[i].want);
+	}
+	return 0;
+}
+
+static int known_key(const char *key)
+{
+	if (strcmp(key, "apiVersion") == 0 || strcmp(key, "kind") == 0)
+		return 1;
+	for (size_t i = 0; i < NFIELDS; i++)
+		if (strcmp(key, fields[i].name) == 0)
+			return 1;
+	return 0;
+}
+
+static int decode_document(nl_nodelet_config *c, json_object *doc, const char *name, nl_err *err)
+{
+	if (!json_object_is_type(doc, json_type_object))
+		return nl_err_set(err, NL_EPARSE,
+		                  "json: cannot unmarshal %s into Go value of type " STRUCT_NAME,
+		                  json_kind(doc));
+	int rc = check_type_meta(doc, err);
+	for (size_t i = 0; i < NFIELDS && rc == 0; i++) {
+		json_object *v = json_object_object_get(doc, fields[i].name);
+		/* null leaves the default, as encoding/json does. */
+		if (!v || json_object_is_type(v, json_type_null))
+			continue;
+		rc = fields[i].decode(c, v, err);
+		if (rc == 0)
+			c->set |= fields[i].bit;
+	}
+	if (rc != 0)
+		return rc;
+	json_object_object_foreach(doc, key, val)
+	{
+		(void)val;
+		if (!known_key(key))
+			NL_LOG_WARN("%s: strict decoding error: unknown field \"%s\"; ignored",
+			            name, key);
+	}
+	return 0;
+}
+
+int nl_nodelet_config_parse(nl_nodelet_config **out, const char *buf, size_t len, const char *name,
+                            nl_err *err)
+{
+	json_object *doc = NULL;
+	nl_nodelet_config *c = NULL;
+	nl_err why = {0};
+	name = name ? name : "<input>";
+	int rc = nl_doc_parse_one(&doc, buf, len, name, &why);
+	if (rc != 0)
+		return nl_err_set(err, rc, "%s", why.msg);
+	rc = nl_nodelet_config_new(&c);
+	if (rc == 0)
+		rc = decode_document(c, doc, name, &why);
+	json_object_put(doc);
+	if (rc != 0) {
+		nl_nodelet_config_free(c);
+		return nl_err_set(err, rc, "%s: %s", name,
+		                  rc == NL_ENOMEM && !why.msg[0] ? "out of memory" : why.msg);
+	}
+	*out = c;
+	return 0;
+}
+
+int nl_nodelet_config_load_file(nl_nodelet_config **out, const char *path, nl_err *err)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc = nl_file_read(&data, &len, path, MAX_CONFIG_FILE, err);
+	if (rc != 0)
+		return rc;
+	rc = nl_nodelet_config_parse(out, data, len, path, err);
+	free(data);
+	return rc;
+}
+
+/* --- encoding ------------------------------------------------------------------ */
+
+static int add(json_object *o, const char *key, json_object *v)
+{
+	if (!v || json_object_object_add(o, key, v) != 0) {
+		json_object_put(v);
+		return NL_ENOMEM;
+	}
+	return 0;
+}
+
+static json_object *labels_json(const nl_nodelet_config *c)
+{
+	json_object *o = json_object_new_object();
+	for (size_t i = 0; o && i < c->n_node_labels; i++)
+		if (add(o, c->node_labels[i].key,
+		        json_object_new_string(c->node_labels[i].value)) != 0) {
+			json_object_put(o);
+			return NULL;
+		}
+	return o;
+}
+
+static json_object *taints_json(const nl_nodelet_config *c)
+{
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; a && i < c->n_register_with_taints; i++) {
+		const nl_taint *t = &c->register_with_taints[i];
+		json_object *o = json_object_new_object();
+		if (!o || json_object_array_add(a, o) != 0 ||
+		    add(o, "key", json_object_new_string(t->key)) != 0 ||
+		    (*t->value && add(o, "value", json_object_new_string(t->value)) != 0) ||
+		    add(o, "effect", json_object_new_string(t->effect)) != 0) {
+			if (o && json_object_array_length(a) <= i)
+				json_object_put(o);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+json_object *nl_nodelet_config_to_json(const nl_nodelet_config *c)
+{
+	char freq[NL_DURATION_BUFSZ];
+	json_object *o = json_object_new_object();
+	nl_duration_format(freq, c->node_status_report_frequency_usec);
+	if (!o ||
+	    add(o, "apiVersion", json_object_new_string(NL_NODELET_CONFIG_API_VERSION)) != 0 ||
+	    add(o, "kind", json_object_new_string(NL_NODELET_CONFIG_KIND)) != 0 ||
+	    add(o, "leaseDurationSeconds", json_object_new_int(c->lease_duration_seconds)) != 0 ||
+	    add(o, "nodeStatusReportFrequency", json_object_new_string(freq)) != 0 ||
+	    add(o, "nodeLabels", labels_json(c)) != 0 ||
+	    add(o, "registerWithTaints", taints_json(c)) != 0 ||
+	    add(o, "logVerbosity", json_object_new_int(c->log_verbosity)) != 0 ||
+	    add(o, "registerNode", json_object_new_boolean(c->register_node)) != 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}

@@ -1,0 +1,120 @@
+/* NodeletConfiguration: the agent's configuration file (`--config`) and the
+ * payload of a dynamic config ConfigMap key, like kubelet's
+ * KubeletConfiguration (apiVersion nodelet.io/v1alpha1).
+ *
+ * A document is YAML or JSON. Absent fields take their defaults; unknown
+ * fields are logged as warnings and ignored (kubelet's lenient fallback);
+ * a field of the wrong type, a bad apiVersion or kind is an error.
+ * Validation reports apimachinery-style field errors
+ * ("leaseDurationSeconds: Invalid value: 0: must be between 1 and 3600");
+ * several are joined as Go's utilerrors aggregate: "[a, b]".
+ *
+ * Explicit command-line flags win over the file and over the dynamic config
+ * (the seed's transform): the agent parses its flags into an
+ * nl_nodelet_config whose `set` mask says which fields were given and merges
+ * it over a loaded config with nl_nodelet_config_apply_flags. */
+#ifndef NODELET_NODELET_CONFIG_H
+#define NODELET_NODELET_CONFIG_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+
+#define NL_NODELET_CONFIG_API_VERSION "nodelet.io/v1alpha1"
+#define NL_NODELET_CONFIG_KIND "NodeletConfiguration"
+
+#define NL_NODELET_CONFIG_DEFAULT_LEASE_DURATION_SECONDS 40
+#define NL_NODELET_CONFIG_MIN_LEASE_DURATION_SECONDS 1
+#define NL_NODELET_CONFIG_MAX_LEASE_DURATION_SECONDS 3600
+/* kubelet's nodeStatusReportFrequency default: 5 minutes. */
+#define NL_NODELET_CONFIG_DEFAULT_STATUS_REPORT_FREQUENCY_USEC (INT64_C(300) * INT64_C(1000000))
+#define NL_NODELET_CONFIG_MAX_LOG_VERBOSITY 10
+
+/* Bits of nl_nodelet_config.set: which fields a document or the command line
+ * gave explicitly. */
+enum {
+	NL_NC_LEASE_DURATION_SECONDS = 1u << 0,
+	NL_NC_NODE_STATUS_REPORT_FREQUENCY = 1u << 1,
+	NL_NC_NODE_LABELS = 1u << 2,
+	NL_NC_REGISTER_WITH_TAINTS = 1u << 3,
+	NL_NC_LOG_VERBOSITY = 1u << 4,
+	NL_NC_REGISTER_NODE = 1u << 5,
+};
+
+typedef struct {
+	char *key;
+	char *value;
+} nl_label;
+
+typedef struct {
+	char *key;
+	char *value; /* may be "" */
+	char *effect;
+} nl_taint;
+
+typedef struct {
+	int32_t lease_duration_seconds;            /* leaseDurationSeconds, default 40 */
+	int64_t node_status_report_frequency_usec; /* nodeStatusReportFrequency, default 5m */
+	int32_t log_verbosity;                     /* logVerbosity, default 0 */
+	int register_node;                         /* registerNode, default true */
+	nl_label *node_labels;                     /* nodeLabels, in document order */
+	size_t n_node_labels;
+	nl_taint *register_with_taints; /* registerWithTaints */
+	size_t n_register_with_taints;
+	/* NL_NC_* bits of the fields given explicitly. Registration checks
+	 * NL_NC_REGISTER_WITH_TAINTS to decide whether its default taint
+	 * applies. */
+	unsigned set;
+} nl_nodelet_config;
+
+/* A configuration holding the defaults, nothing set. *out belongs to the
+ * caller: nl_nodelet_config_free. NL_ENOMEM. */
+int nl_nodelet_config_new(nl_nodelet_config **out);
+void nl_nodelet_config_free(nl_nodelet_config *c);
+/* A deep copy (caller frees). NL_ENOMEM. */
+int nl_nodelet_config_copy(nl_nodelet_config **out, const nl_nodelet_config *c);
+/* Equal field by field (labels and taints in order), `set` ignored. */
+int nl_nodelet_config_equal(const nl_nodelet_config *a, const nl_nodelet_config *b);
+
+/* Decode one YAML or JSON document, defaults filled in. Not validated.
+ * NL_EPARSE with "<name>: <why>" in err for YAML/JSON syntax, a field of the
+ * wrong type (Go's "json: cannot unmarshal string into Go struct field
+ * NodeletConfiguration.leaseDurationSeconds of type int32"), an invalid
+ * duration or a wrong apiVersion/kind; NL_ENOMEM. *out belongs to the
+ * caller. name labels messages (a path, or "<input>"). */
+int nl_nodelet_config_parse(nl_nodelet_config **out, const char *buf, size_t len, const char *name,
+                            nl_err *err);
+/* Read path (NL_EIO, NL_ETOOBIG above 1 MiB) and nl_nodelet_config_parse it. */
+int nl_nodelet_config_load_file(nl_nodelet_config **out, const char *path, nl_err *err);
+
+/* Check every field; 0 or NL_EINVALID with the field errors in err. */
+int nl_nodelet_config_validate(const nl_nodelet_config *c, nl_err *err);
+
+/* The seed's transform: copy into dst every field flags->set marks (deep
+ * copies), and add those bits to dst->set. On NL_ENOMEM dst is unchanged. */
+int nl_nodelet_config_apply_flags(nl_nodelet_config *dst, const nl_nodelet_config *flags);
+
+/* The configuration as a NodeletConfiguration document, every field
+ * present (what /configz would show). New reference, caller frees. NULL on
+ * allocation failure. */
+json_object *nl_nodelet_config_to_json(const nl_nodelet_config *c);
+
+/* --- values of the agent's flags ------------------------------------------ */
+
+/* `--node-labels k=v,k2=v2` (kubelet's mapStringString): replaces the
+ * labels and marks them set. NL_EINVAL with a message for an item without
+ * '='; keys and values are checked by nl_nodelet_config_validate. */
+int nl_nodelet_config_parse_labels_flag(nl_nodelet_config *c, const char *value, nl_err *err);
+/* `--register-with-taints key=value:Effect,key:Effect` (kubelet's
+ * taints.ParseTaints spec): replaces the taints and marks them set.
+ * NL_EINVAL with a message for an item without ':' or with an empty key. */
+int nl_nodelet_config_parse_taints_flag(nl_nodelet_config *c, const char *value, nl_err *err);
+
+/* Parse a Go time.Duration string ("5m", "1h30m", "1.5s", "300ms", "-2s",
+ * "0") into microseconds (sub-microsecond parts truncated). NL_EPARSE for
+ * anything time.ParseDuration refuses; NL_ETOOBIG on overflow. */
+int nl_duration_parse(int64_t *out, const char *s);
+
+#endif
