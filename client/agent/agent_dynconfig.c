@@ -1,0 +1,292 @@
+/* --dynamic-config-dir: the dynamic config controller (config_controller.h)
+ * on the agent's client and loop. Informers on the Node and on the assigned
+ * ConfigMap feed it (kubelet's watch.go: both by metadata.name); its
+ * restarts hand the new configuration to the running agent instead of
+ * exiting for a supervisor. */
+#include <limits.h>
+#include <nodelet/api.h>
+#include <nodelet/config_controller.h>
+#include <nodelet/configmap.h>
+#include <nodelet/event.h>
+#include <nodelet/informer.h>
+#include <nodelet/log.h>
+#include <nodelet/node.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent_internal.h"
+#include "cli_internal.h"
+
+struct nl__dynconfig {
+	nl_agent *agent;
+	nl_config_controller *cc;
+	nl_nodelet_config *local;
+	const nl_nodelet_config *flags;
+	nl_informer *node_informer;
+	nl_informer *cm_informer;
+	char *cm_ns, *cm_name; /* what cm_informer watches */
+	int failed;
+};
+
+/* --- the controller's API calls on the agent's client ------------------------------- */
+
+static int hand_over(nl_status **status, nl_result *res, int rc)
+{
+	if (rc != 0 && status) {
+		*status = res->status ? res->status : nl_status_new(0, "", res->message);
+		res->status = NULL;
+	}
+	nl_result_clear(res);
+	return rc;
+}
+
+static int ops_get_node(json_object **out, nl_status **status, const char *name, void *payload)
+{
+	nl__dynconfig *d = payload;
+	nl_result res = NL_RESULT_INIT;
+	return hand_over(status, &res, nl_node_get(out, d->agent->client, name, &res));
+}
+
+static int ops_get_configmap(json_object **out, nl_status **status, const char *ns,
+                             const char *name, void *payload)
+{
+	nl__dynconfig *d = payload;
+	nl_result res = NL_RESULT_INIT;
+	return hand_over(status, &res, nl_configmap_get(out, d->agent->client, ns, name, &res));
+}
+
+static int ops_patch_node_status(json_object **out, nl_status **status, const char *name,
+                                 const char *patch, size_t len, void *payload)
+{
+	nl__dynconfig *d = payload;
+	nl_result res = NL_RESULT_INIT;
+	return hand_over(status, &res,
+	                 nl_node_patch_status(out, d->agent->client, name, NL_PATCH_STRATEGIC,
+	                                      patch, len, &res));
+}
+
+static int ops_create_event(json_object **out, nl_status **status, const char *ns,
+                            json_object *event, void *payload)
+{
+	nl__dynconfig *d = payload;
+	nl_result res = NL_RESULT_INIT;
+	(void)ns; /* the Event's metadata.namespace says it */
+	return hand_over(status, &res, nl_event_create(out, d->agent->client, event, &res));
+}
+
+/* --- informers ---------------------------------------------------------------------------- */
+
+static void node_added(json_object *obj, void *payload)
+{
+	nl__dynconfig *d = payload;
+	nl_config_controller_on_node(d->cc, NULL, obj);
+}
+
+static void node_updated(json_object *old_obj, json_object *new_obj, void *payload)
+{
+	nl__dynconfig *d = payload;
+	nl_config_controller_on_node(d->cc, old_obj, new_obj);
+}
+
+static void node_deleted(json_object *obj, void *payload)
+{
+	nl__dynconfig *d = payload;
+	nl_config_controller_on_node_delete(d->cc, obj);
+}
+
+static void cm_added(json_object *obj, void *payload)
+{
+	nl__dynconfig *d = payload;
+	nl_config_controller_on_configmap(d->cc, obj);
+}
+
+static void cm_updated(json_object *old_obj, json_object *new_obj, void *payload)
+{
+	nl__dynconfig *d = payload;
+	(void)old_obj;
+	nl_config_controller_on_configmap(d->cc, new_obj);
+}
+
+static void cm_deleted(json_object *obj, void *payload)
+{
+	nl__dynconfig *d = payload;
+	(void)obj;
+	nl_config_controller_on_configmap(d->cc, NULL);
+}
+
+static void informer_error(const nl_result *res, void *payload)
+{
+	(void)payload;
+	NL_LOG_V(2, "dynamic config informer: %s (retrying)", res->message);
+}
+
+static int start_informer(nl_informer **out, nl__dynconfig *d, const char *path, const char *name,
+                          nl_informer_handlers h)
+{
+	char selector[320];
+	nl_informer_options o = {0};
+	snprintf(selector, sizeof(selector), "metadata.name=%s", name);
+	o.path = path;
+	o.field_selector = selector;
+	o.handlers = h;
+	o.on_error = informer_error;
+	o.payload = d;
+	return nl_informer_start(out, d->agent->client, &o);
+}
+
+static int same(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* Watch the assigned ConfigMap, or none with the local config assigned. */
+static int retarget_configmap(nl__dynconfig *d)
+{
+	static const nl_informer_handlers h = {cm_added, cm_updated, cm_deleted};
+	const char *ns = NULL, *name = NULL;
+	char path[1024];
+	int rc;
+	if (nl_config_controller_watch_target(&ns, &name, d->cc) != 0)
+		ns = name = NULL;
+	if (same(ns, d->cm_ns) && same(name, d->cm_name))
+		return 0;
+	nl_informer_stop(d->cm_informer);
+	d->cm_informer = NULL;
+	free(d->cm_ns);
+	free(d->cm_name);
+	d->cm_ns = d->cm_name = NULL;
+	if (!name)
+		return 0;
+	if (!(d->cm_ns = strdup(ns)) || !(d->cm_name = strdup(name)))
+		return NL_ENOMEM;
+	if ((rc = nl_api_path(path, sizeof(path), &NL_RESOURCE_CONFIGMAPS, ns, NULL, NULL)) != 0)
+		return rc;
+	return start_informer(&d->cm_informer, d, path, name, h);
+}
+
+/* --- transform and restart ---------------------------------------------------------------- */
+
+static int transform(nl_nodelet_config *cfg, nl_err *err, void *payload)
+{
+	nl__dynconfig *d = payload;
+	int rc = nl_nodelet_config_apply_flags(cfg, d->flags);
+	return rc ? nl_err_set(err, rc, "cannot apply the command-line flags: %s", nl_strerror(rc))
+	          : 0;
+}
+
+static void restart(int rc, nl_nodelet_config *cfg, void *payload)
+{
+	nl__dynconfig *d = payload;
+	if (rc != 0) {
+		/* kubelet would fail to start: stop the agent, exit non-zero. */
+		NL_LOG_ERROR("dynamic config: no configuration can be loaded (%s); stopping",
+		             nl_strerror(rc));
+		d->failed = 1;
+		nl_agent_shutdown(d->agent);
+		nl_nodelet_config_free(cfg);
+		return;
+	}
+	const nl_nodelet_config *use = cfg ? cfg : d->local;
+	NL_LOG_INFO("dynamic config: restarting on the %s configuration",
+	            cfg ? "assigned" : "local");
+	if (nl_agent_set_config(d->agent, use) != 0)
+		NL_LOG_ERROR("dynamic config: cannot apply the configuration: out of memory");
+	nl_log_set_verbosity(use->log_verbosity);
+	nl_nodelet_config_free(cfg);
+	if (retarget_configmap(d) != 0)
+		NL_LOG_ERROR("dynamic config: cannot watch the assigned ConfigMap");
+}
+
+/* --- lifecycle ------------------------------------------------------------------------------- */
+
+/* The controller wants an absolute directory. */
+static int absolute(char *out, size_t outlen, const char *dir)
+{
+	char cwd[PATH_MAX];
+	if (dir[0] == '/')
+		return snprintf(out, outlen, "%s", dir) < (int)outlen ? 0 : NL_ETOOBIG;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NL_EIO;
+	return snprintf(out, outlen, "%s/%s", cwd, dir) < (int)outlen ? 0 : NL_ETOOBIG;
+}
+
+static int bootstrap(nl__dynconfig *d)
+{
+	nl_nodelet_config *cfg = NULL;
+	nl_err err = {0};
+	int rc = nl_config_controller_bootstrap(&cfg, d->cc, &err);
+	if (rc != 0) {
+		NL_LOG_ERROR("dynamic config: %s", err.msg);
+		return rc;
+	}
+	if (cfg) {
+		rc = nl_agent_set_config(d->agent, cfg);
+		nl_log_set_verbosity(cfg->log_verbosity);
+		nl_nodelet_config_free(cfg);
+	}
+	return rc;
+}
+
+int nl__dynconfig_start(nl__dynconfig **out, nl_agent *a, const char *dir,
+                        const nl_nodelet_config *local, const nl_nodelet_config *flags)
+{
+	static const nl_informer_handlers node_handlers = {node_added, node_updated, node_deleted};
+	char abs[PATH_MAX], path[256];
+	nl_config_controller_options o = {0};
+	nl__dynconfig *d = calloc(1, sizeof(*d));
+	int rc = NL_ENOMEM;
+	nl_config_ops ops = {ops_get_node, ops_get_configmap, ops_patch_node_status,
+	                     ops_create_event, d};
+	if (!d || nl_nodelet_config_copy(&d->local, local) != 0)
+		goto fail;
+	d->agent = a;
+	d->flags = flags;
+	if ((rc = absolute(abs, sizeof(abs), dir)) != 0) {
+		NL_LOG_ERROR("invalid --dynamic-config-dir \"%s\": %s", dir, nl_strerror(rc));
+		goto fail;
+	}
+	o.clock = a->clock;
+	o.ops = &ops;
+	o.node_name = a->node_name;
+	o.dynamic_config_dir = abs;
+	o.transform = transform;
+	o.transform_payload = d;
+	o.restart = restart;
+	o.restart_payload = d;
+	if ((rc = nl_config_controller_new(&d->cc, &o)) != 0) {
+		NL_LOG_ERROR("cannot create the dynamic config controller: %s", nl_strerror(rc));
+		goto fail;
+	}
+	if ((rc = bootstrap(d)) != 0 ||
+	    (rc = nl_api_path(path, sizeof(path), &NL_RESOURCE_NODES, NULL, NULL, NULL)) != 0 ||
+	    (rc = start_informer(&d->node_informer, d, path, a->node_name, node_handlers)) != 0 ||
+	    (rc = retarget_configmap(d)) != 0)
+		goto fail;
+	*out = d;
+	return 0;
+fail:
+	nl__dynconfig_stop(d);
+	return rc;
+}
+
+int nl__dynconfig_run(nl__dynconfig *d)
+{
+	return nl_config_controller_start(d->cc);
+}
+
+int nl__dynconfig_stop(nl__dynconfig *d)
+{
+	if (!d)
+		return 0;
+	int rc = d->failed ? NL_ECONFIG : 0;
+	nl_informer_stop(d->node_informer);
+	nl_informer_stop(d->cm_informer);
+	nl_config_controller_free(d->cc);
+	nl_nodelet_config_free(d->local);
+	free(d->cm_ns);
+	free(d->cm_name);
+	free(d);
+	return rc;
+}

@@ -1,0 +1,56 @@
+/* The agent's state, shared by its files (agent.c: lifecycle and the lease;
+ * node_registration.c; node_status.c). Not installed. */
+#ifndef NL_AGENT_INTERNAL_H
+#define NL_AGENT_INTERNAL_H
+
+#include <nodelet/agent.h>
+#include <nodelet/lease_controller.h>
+
+struct nl_agent {
+	char *node_name;
+	nl_clock *clock;
+	int own_clock;
+	nl_client *client;
+	int own_client;
+	nl_nodelet_config *config;
+	nl_host_info host;
+	nl_lease_controller *lease;
+	/* The client's calls, wrapped by agent.c to see each lease write. */
+	nl_lease_ops client_ops;
+	int running;
+
+	/* Registration (kubelet's registrationCompleted and its backoff). */
+	int registered;
+	int64_t register_backoff;
+	uint64_t register_timer;
+
+	/* Node status. */
+	uint64_t status_timer;    /* 0 = none pending */
+	int64_t last_report;      /* wall time of the last accepted report; 0 = none */
+	int64_t last_report_mono; /* the same on the monotonic clock, for deadlines */
+	unsigned long reports;
+	/* The server may show something else than we last reported (a lapse
+	 * of the lease, a new configuration): compare before the next report. */
+	int status_check_owed;
+
+	/* Lease writes, to notice a lapse (the node may have been marked
+	 * Unknown meanwhile) when renewals resume. */
+	int64_t last_lease_write; /* 0 = none yet */
+
+	unsigned long heartbeat_failures;
+};
+
+/* The on-repeated-heartbeat-failure hook: close the client's connections. */
+void nl__agent_heartbeat_failed(nl_agent *a);
+/* Run a status sync from the clock: at once (delay 0) or later; replaces the
+ * pending one. No-op when the agent is not running. */
+void nl__agent_schedule_status(nl_agent *a, int64_t delay);
+/* The clock time at which the next status report is due. */
+int64_t nl__agent_next_report(const nl_agent *a);
+
+/* node_registration.c */
+int nl__agent_build_node(json_object **out, nl_agent *a);
+/* status.* fields this agent reports (conditions excluded) into status. */
+int nl__agent_fill_status(json_object *status, const nl_agent *a);
+
+#endif

@@ -1,0 +1,359 @@
+/* The `nodelet` program: flags, configuration, signals, and the agent's
+ * loop. Explicit flags override the --config file (the seed's transform),
+ * and, with --dynamic-config-dir, the dynamic configuration too. */
+#include <getopt.h>
+#include <nodelet/agent.h>
+#include <nodelet/log.h>
+#include <nodelet/names.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_internal.h"
+#include "cli_internal.h"
+#include "config.h"
+
+static void usage(FILE *f)
+{
+	fputs("Usage: nodelet --node-name NAME [flags]\n"
+	      "\n"
+	      "A kubelet-style node agent without pods: registers the Node, renews its\n"
+	      "Lease in kube-node-lease and reports its Ready condition.\n"
+	      "\n"
+	      "Flags:\n"
+	      "      --kubeconfig FILE               kubeconfig of the API server; without it\n"
+	      "                                      $KUBECONFIG, ~/.kube/config, then the\n"
+	      "                                      in-cluster service account\n"
+	      "      --node-name NAME                the Node (and Lease) name (required)\n"
+	      "      --lease-duration-seconds N      lease duration, renewed every quarter of it\n"
+	      "                                      (default 40)\n"
+	      "      --register-node[=BOOL]          register the Node if missing (default true)\n"
+	      "      --register-with-taints LIST     taints at registration, key=value:Effect,...\n"
+	      "                                      (default nodelet.io/no-pods:NoSchedule;\n"
+	      "                                      an empty LIST registers none)\n"
+	      "      --node-labels LIST              labels at registration, key=value,...\n"
+	      "      --config FILE                   a NodeletConfiguration file; flags given\n"
+	      "                                      explicitly override it\n"
+	      "      --dynamic-config-dir DIR        enable dynamic configuration from the\n"
+	      "                                      Node's config source, checkpointed in DIR\n"
+	      "  -v, --v N                           log verbosity (renewals at 4)\n"
+	      "      --once                          register, renew the lease and report the\n"
+	      "                                      status once, then exit\n"
+	      "  -h, --help                          show this help\n"
+	      "      --version                       print the version\n"
+	      "\n"
+	      "Exits 0 on SIGINT or SIGTERM; the lease is left to expire.\n",
+	      f);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("nodelet: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nRun 'nodelet --help' for usage.\n", stderr);
+	return -1;
+}
+
+/* Go's strconv.ParseBool, as flag.Bool accepts. */
+static int parse_bool(int *out, const char *s)
+{
+	static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+	static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcmp(s, yes[i]) == 0)
+			return *out = 1, 0;
+		if (strcmp(s, no[i]) == 0)
+			return *out = 0, 0;
+	}
+	return NL_EPARSE;
+}
+
+static int parse_int(long *out, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+	if (!*s)
+		return NL_EPARSE;
+	v = strtol(s, &end, 10);
+	if (*end || v < min || v > max)
+		return NL_EPARSE;
+	*out = v;
+	return 0;
+}
+
+enum {
+	OPT_KUBECONFIG = 256,
+	OPT_NODE_NAME,
+	OPT_LEASE_DURATION,
+	OPT_REGISTER_NODE,
+	OPT_TAINTS,
+	OPT_LABELS,
+	OPT_CONFIG,
+	OPT_DYNAMIC_DIR,
+	OPT_ONCE,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+    {"node-name", required_argument, NULL, OPT_NODE_NAME},
+    {"lease-duration-seconds", required_argument, NULL, OPT_LEASE_DURATION},
+    {"register-node", optional_argument, NULL, OPT_REGISTER_NODE},
+    {"register-with-taints", required_argument, NULL, OPT_TAINTS},
+    {"node-labels", required_argument, NULL, OPT_LABELS},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"dynamic-config-dir", required_argument, NULL, OPT_DYNAMIC_DIR},
+    {"v", required_argument, NULL, 'v'},
+    {"once", no_argument, NULL, OPT_ONCE},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* One flag into o (o->flags collects what the transform applies). */
+static int parse_one(nl_cli_options *o, int c, const char *arg)
+{
+	nl_nodelet_config *f = o->flags;
+	nl_err err = {0};
+	long n;
+	switch (c) {
+	case OPT_KUBECONFIG:
+		o->kubeconfig = arg;
+		return 0;
+	case OPT_NODE_NAME:
+		o->node_name = arg;
+		return 0;
+	case OPT_CONFIG:
+		o->config_file = arg;
+		return 0;
+	case OPT_DYNAMIC_DIR:
+		o->dynamic_config_dir = arg;
+		return 0;
+	case OPT_ONCE:
+		o->once = 1;
+		return 0;
+	case OPT_LEASE_DURATION:
+		/* The range is the configuration's to check, with its message. */
+		if (parse_int(&n, arg, INT32_MIN, INT32_MAX) != 0)
+			return usage_error("invalid value \"%s\" for --lease-duration-seconds",
+			                   arg);
+		f->lease_duration_seconds = (int32_t)n;
+		f->set |= NL_NC_LEASE_DURATION_SECONDS;
+		return 0;
+	case OPT_REGISTER_NODE:
+		if (parse_bool(&f->register_node, arg ? arg : "true") != 0)
+			return usage_error("invalid value \"%s\" for --register-node", arg);
+		f->set |= NL_NC_REGISTER_NODE;
+		return 0;
+	case OPT_TAINTS:
+		if (nl_nodelet_config_parse_taints_flag(f, arg, &err) != 0)
+			return usage_error("invalid --register-with-taints: %s", err.msg);
+		return 0;
+	case OPT_LABELS:
+		if (nl_nodelet_config_parse_labels_flag(f, arg, &err) != 0)
+			return usage_error("invalid --node-labels: %s", err.msg);
+		return 0;
+	case 'v':
+		/* klog accepts -v=4 too. */
+		if (parse_int(&n, arg[0] == '=' ? arg + 1 : arg, 0, INT32_MAX) != 0)
+			return usage_error("invalid value \"%s\" for -v", arg);
+		f->log_verbosity = (int32_t)n;
+		f->set |= NL_NC_LOG_VERBOSITY;
+		return 0;
+	default:
+		return usage_error("unknown flag");
+	}
+}
+
+int nl__cli_parse(nl_cli_options *o, int argc, char **argv)
+{
+	int c;
+	memset(o, 0, sizeof(*o));
+	if (nl_nodelet_config_new(&o->flags) != 0)
+		return usage_error("out of memory");
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":hv:", long_options, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 1;
+		}
+		if (c == OPT_VERSION) {
+			printf("nodelet %s\n", PACKAGE_VERSION);
+			return 1;
+		}
+		if (c == '?')
+			return usage_error("unknown flag \"%s\"", argv[optind - 1]);
+		if (c == ':')
+			return usage_error("flag needs an argument: %s", argv[optind - 1]);
+		if (parse_one(o, c, optarg) != 0)
+			return -1;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (!o->node_name || !*o->node_name)
+		return usage_error("--node-name is required");
+	char why[256];
+	if (nl_name_is_dns1123_subdomain(o->node_name, why, sizeof(why)) != 0)
+		return usage_error("invalid --node-name: %s", why);
+	return 0;
+}
+
+void nl__cli_options_clear(nl_cli_options *o)
+{
+	nl_nodelet_config_free(o->flags);
+	o->flags = NULL;
+}
+
+int nl__cli_config(nl_nodelet_config **out, const nl_cli_options *o, nl_err *err)
+{
+	nl_nodelet_config *cfg = NULL;
+	int rc = o->config_file ? nl_nodelet_config_load_file(&cfg, o->config_file, err)
+	                        : nl_nodelet_config_new(&cfg);
+	if (rc != 0)
+		return rc;
+	if ((rc = nl_nodelet_config_apply_flags(cfg, o->flags)) != 0 ||
+	    (rc = nl_nodelet_config_validate(cfg, err)) != 0) {
+		if (rc == NL_ENOMEM)
+			nl_err_set(err, rc, "out of memory");
+		nl_nodelet_config_free(cfg);
+		return rc;
+	}
+	*out = cfg;
+	return 0;
+}
+
+/* --- signals ------------------------------------------------------------------ */
+
+typedef struct {
+	sigset_t set;
+	nl_agent *agent;
+	pthread_t thread;
+	volatile int quitting; /* main is done: exit quietly */
+} signal_forwarder;
+
+/* The clock's stop takes a lock, so signals are taken by a thread with
+ * sigwait rather than handled (decisions/0005-clock.md). */
+static void *forward_signals(void *payload)
+{
+	signal_forwarder *s = payload;
+	int sig;
+	if (sigwait(&s->set, &sig) == 0 && !s->quitting)
+		NL_LOG_INFO("received %s, shutting down; the node lease is left to expire",
+		            sig == SIGINT ? "SIGINT" : "SIGTERM");
+	nl_agent_shutdown(s->agent);
+	return NULL;
+}
+
+/* --- running ---------------------------------------------------------------------- */
+
+static int run_once(nl_agent *a)
+{
+	int rc = 0;
+	if (a->config->register_node && (rc = nl_agent_register_node(a)) != 0)
+		return rc;
+	if ((rc = nl_agent_sync_lease(a)) != 0)
+		return rc;
+	return nl_agent_sync_status(a);
+}
+
+static int run_forever(nl_agent *a, const nl_cli_options *o, const nl_nodelet_config *cfg)
+{
+	nl__dynconfig *dyn = NULL;
+	int rc = 0, drc;
+	if (o->dynamic_config_dir &&
+	    (rc = nl__dynconfig_start(&dyn, a, o->dynamic_config_dir, cfg, o->flags)) != 0)
+		return rc;
+	if ((rc = nl_agent_start(a)) == 0 && (!dyn || (rc = nl__dynconfig_run(dyn)) == 0))
+		rc = nl_agent_run(a);
+	nl_agent_stop(a);
+	if ((drc = nl__dynconfig_stop(dyn)) != 0)
+		rc = drc;
+	return rc;
+}
+
+static int make_agent(nl_agent **out, const nl_cli_options *o, const nl_nodelet_config *cfg)
+{
+	nl_rest_config *rest = NULL;
+	nl_agent_options ao;
+	nl_err err = {0};
+	int rc = nl_rest_config_load(&rest, o->kubeconfig, NULL, &err);
+	if (rc != 0) {
+		NL_LOG_ERROR("cannot load the API server configuration: %s", err.msg);
+		return rc;
+	}
+	nl_agent_options_init(&ao);
+	ao.node_name = o->node_name;
+	ao.rest_config = rest;
+	ao.config = cfg;
+	rc = nl_agent_new(out, &ao, &err);
+	if (rc != 0)
+		NL_LOG_ERROR("cannot start the agent: %s", err.msg);
+	nl_rest_config_free(rest);
+	return rc;
+}
+
+static int run(const nl_cli_options *o, const nl_nodelet_config *cfg)
+{
+	signal_forwarder sf = {.quitting = 0};
+	nl_agent *a = NULL;
+	int rc;
+
+	sigemptyset(&sf.set);
+	sigaddset(&sf.set, SIGINT);
+	sigaddset(&sf.set, SIGTERM);
+	/* Before any thread exists (libcurl's resolver too): only the
+	 * forwarder takes these signals. */
+	pthread_sigmask(SIG_BLOCK, &sf.set, NULL);
+	if ((rc = make_agent(&a, o, cfg)) != 0)
+		return 1;
+	NL_LOG_INFO("nodelet %s: node \"%s\", API server %s, lease duration %ds", PACKAGE_VERSION,
+	            o->node_name, nl_client_server(nl_agent_client(a)),
+	            (int)cfg->lease_duration_seconds);
+	sf.agent = a;
+	if (pthread_create(&sf.thread, NULL, forward_signals, &sf) != 0) {
+		NL_LOG_ERROR("cannot start the signal thread");
+		nl_agent_free(a);
+		return 1;
+	}
+	if (o->once)
+		rc = run_once(a);
+	else
+		rc = run_forever(a, o, cfg);
+	sf.quitting = 1;
+	pthread_kill(sf.thread, SIGTERM);
+	pthread_join(sf.thread, NULL);
+	nl_agent_free(a);
+	/* A signal ends the run with NL_ECANCELED: a clean exit. */
+	return rc == 0 || rc == NL_ECANCELED ? 0 : 1;
+}
+
+int nl_agent_main(int argc, char **argv)
+{
+	nl_cli_options o;
+	nl_nodelet_config *cfg = NULL;
+	nl_err err = {0};
+	int rc = nl__cli_parse(&o, argc, argv);
+	if (rc != 0) {
+		nl__cli_options_clear(&o);
+		return rc > 0 ? 0 : 2;
+	}
+	if (nl__cli_config(&cfg, &o, &err) != 0) {
+		NL_LOG_ERROR("invalid configuration: %s", err.msg);
+		nl__cli_options_clear(&o);
+		return 1;
+	}
+	nl_log_set_verbosity(cfg->log_verbosity);
+	rc = run(&o, cfg);
+	nl_nodelet_config_free(cfg);
+	nl__cli_options_clear(&o);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* The `nodelet` program's pieces (cli.c, agent_dynconfig.c), exposed to the
+ * tests of its flag handling. Not installed. */
+#ifndef NL_AGENT_CLI_INTERNAL_H
+#define NL_AGENT_CLI_INTERNAL_H
+
+#include <nodelet/agent.h>
+#include <nodelet/nodelet_config.h>
+
+typedef struct {
+	const char *kubeconfig; /* NULL = client-go's default loading */
+	const char *node_name;
+	const char *config_file;
+	const char *dynamic_config_dir;
+	int once;
+	/* The flags given explicitly (set marks which): the transform's input. */
+	nl_nodelet_config *flags;
+} nl_cli_options;
+
+/* Parse argv. 0 to run, 1 when --help or --version was answered, -1 on a
+ * usage error (already printed). Always nl__cli_options_clear afterwards.
+ * Strings point into argv. */
+int nl__cli_parse(nl_cli_options *o, int argc, char **argv);
+void nl__cli_options_clear(nl_cli_options *o);
+/* The configuration to run: the --config file (or the defaults) with the
+ * explicit flags applied over it, validated. Caller frees. */
+int nl__cli_config(nl_nodelet_config **out, const nl_cli_options *o, nl_err *err);
+
+/* --dynamic-config-dir (agent_dynconfig.c): bootstrap the dynamic config
+ * controller, give the agent the configuration to run, and start the Node
+ * and ConfigMap informers on the agent's loop. local is the configuration
+ * from --config and the flags (copied); the flags are re-applied to every
+ * dynamic configuration (borrowed: they must outlive the controller). Call
+ * before nl_agent_start. *out belongs to the caller: nl__dynconfig_stop. */
+typedef struct nl__dynconfig nl__dynconfig;
+int nl__dynconfig_start(nl__dynconfig **out, nl_agent *a, const char *dir,
+                        const nl_nodelet_config *local, const nl_nodelet_config *flags);
+/* Start the controller's sync loops; after nl_agent_start, so that their
+ * first run comes after the registration attempt and finds the Node. */
+int nl__dynconfig_run(nl__dynconfig *d);
+/* Stop and free; returns NL_ECONFIG when a restart could not load any
+ * configuration (kubelet would exit), else 0. Accepts NULL. */
+int nl__dynconfig_stop(nl__dynconfig *d);
+
+#endif

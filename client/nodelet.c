@@ -1,0 +1,7 @@
+/* nodelet: a kubelet-style node agent without pods (docs/agent.md). */
+#include <nodelet/agent.h>
+
+int main(int argc, char **argv)
+{
+	return nl_agent_main(argc, argv);
+}

@@ -1,0 +1,1167 @@
+/* The agent end to end against nodelet-mockapi in-process, on virtual time:
+ * the mock's clock is the agent's fake clock, its controllers are ticked by
+ * hand, and every assertion on traffic reads the mock's request journal.
+ *
+ * Covered: the lease controller's upstream cases again through the real
+ * client and server (controllers.md §1 and issue 7's scenarios), node
+ * registration (labels, taints, nodeInfo, Ready) and adoption of an
+ * existing Node, node status reports (at the report frequency, at once when
+ * the server shows something else, after a lapse the node lifecycle
+ * controller noticed), the heartbeat-failure hook and the connection reset
+ * behind it, and the exact strategic merge patch the agent sends. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <nodelet/agent.h>
+#include <nodelet/api.h>
+#include <nodelet/configmap.h>
+#include <nodelet/lease.h>
+#include <nodelet/log.h>
+#include <nodelet/meta.h>
+#include <nodelet/node.h>
+#include <nodelet/time.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../client/agent/cli_internal.h"
+#include "../cu_main.h"
+#include "config.h"
+#include "fake_http.h"
+#include "mockapi.h"
+
+#define SEC NL_USEC_PER_SEC
+#define MS NL_USEC_PER_MSEC
+/* 2026-11-29T15:00:00Z */
+#define START (INT64_C(1795964400) * SEC)
+
+static mock_server *srv;
+static const char *base;
+/* The clock the mock reads: the running test's fake clock. */
+static nl_clock *virt;
+static FILE *quiet;
+
+static int64_t mock_clock(void *payload)
+{
+	(void)payload;
+	return virt ? nl_clock_now(virt) : nl_time_now();
+}
+
+static int setup(void)
+{
+	mock_options o;
+	nl_err err = {0};
+	mock_options_init(&o);
+	o.port = 0;
+	o.controller_tick_ms = 0;
+	o.clock = mock_clock;
+	if (mock_server_new(&srv, &o, &err) != 0 || mock_server_start(srv, &err) != 0) {
+		fprintf(stderr, "cannot start server: %s\n", err.msg);
+		return 1;
+	}
+	base = mock_server_url(srv);
+	/* The agent logs every failure at error level: keep the output readable. */
+	quiet = fopen("/dev/null", "w");
+	nl_log_set_output(quiet);
+	return 0;
+}
+
+static int teardown(void)
+{
+	mock_server_free(srv);
+	nl_log_set_output(NULL);
+	if (quiet)
+		fclose(quiet);
+	return 0;
+}
+
+/* --- fixture ------------------------------------------------------------------- */
+
+static const nl_host_info HOST = {
+    .machine_id = "0123456789abcdef0123456789abcdef",
+    .system_uuid = "",
+    .boot_id = "b0070000-0000-4000-8000-000000000001",
+    .kernel_version = "6.1.0-test",
+    .os_image = "Debian GNU/Linux 12 (bookworm)",
+    .operating_system = "linux",
+    .architecture = "amd64",
+    .internal_ip = "10.0.0.7",
+    .cpus = 4,
+    .memory_bytes = INT64_C(8) << 30,
+};
+
+typedef struct {
+	nl_clock *clock;
+	nl_client *client; /* the test's own: another writer, and for reading */
+	nl_agent *agent;
+	nl_nodelet_config *cfg;
+} fixture;
+
+static nl_client *client_at(const char *url, nl_clock *clock)
+{
+	nl_rest_config cfg = {0};
+	nl_client_options o;
+	nl_client *c = NULL;
+	nl_err err = {0};
+	cfg.server = (char *)url;
+	nl_client_options_init(&o);
+	o.qps = -1;
+	o.clock = clock;
+	CU_ASSERT_EQUAL_FATAL(nl_client_new(&c, &cfg, &o, &err), 0);
+	return c;
+}
+
+/* An agent for node n1 on a fresh fake clock and a fresh server; cfg may be
+ * adjusted (x->cfg) before fixture_agent. */
+static void fixture_init(fixture *x)
+{
+	nl_err err = {0};
+	memset(x, 0, sizeof(*x));
+	CU_ASSERT_EQUAL_FATAL(mock_server_reset(srv, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&x->clock, START), 0);
+	virt = x->clock;
+	x->client = client_at(base, x->clock);
+	CU_ASSERT_EQUAL_FATAL(nl_nodelet_config_new(&x->cfg), 0);
+}
+
+static void fixture_agent_at(fixture *x, const char *url)
+{
+	nl_rest_config rest = {0};
+	nl_agent_options o;
+	nl_err err = {0};
+	rest.server = (char *)url;
+	nl_agent_options_init(&o);
+	o.node_name = "n1";
+	o.rest_config = &rest;
+	o.clock = x->clock;
+	o.config = x->cfg;
+	o.host = &HOST;
+	o.jitter_seed = 42;
+	int rc = nl_agent_new(&x->agent, &o, &err);
+	if (rc != 0)
+		fprintf(stderr, "agent: %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
+static void fixture_agent(fixture *x)
+{
+	fixture_agent_at(x, base);
+}
+
+static void fixture_free(fixture *x)
+{
+	nl_agent_free(x->agent);
+	nl_client_free(x->client);
+	nl_nodelet_config_free(x->cfg);
+	virt = NULL;
+	nl_clock_free(x->clock);
+}
+
+static void add_fault(const char *json)
+{
+	nl_err err = {0};
+	int rc = mock_server_add_fault(NULL, srv, json, &err);
+	if (rc != 0)
+		fprintf(stderr, "fault: %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+}
+
+/* --- the journal --------------------------------------------------------------------- */
+
+static json_object *journal(uint64_t since)
+{
+	char *doc = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_server_journal(&doc, srv, since), 0);
+	json_object *j = json_tokener_parse(doc);
+	free(doc);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	return j;
+}
+
+static uint64_t last_seq(void)
+{
+	json_object *j = journal(0);
+	uint64_t seq = (uint64_t)json_object_get_int64(json_object_object_get(j, "lastSeq"));
+	json_object_put(j);
+	return seq;
+}
+
+/* "POST nodes 201, GET leases 404, PATCH nodes/status 200, GET
+ * nodes?resourceVersion=0 200" for the requests after since. */
+static char *trace(uint64_t since)
+{
+	json_object *j = journal(since), *items = json_object_object_get(j, "items");
+	size_t cap = 64 + 96 * json_object_array_length(items), n = 0;
+	char *out = calloc(1, cap);
+	for (size_t i = 0; i < json_object_array_length(items); i++) {
+		json_object *e = json_object_array_get_idx(items, i);
+		const char *sub = nl_json_get_string(e, "subresource");
+		const char *q = nl_json_get_string(e, "query");
+		n += (size_t)snprintf(out + n, cap - n, "%s%s %s%s%s%s%s %d", i ? ", " : "",
+		                      nl_json_get_string(e, "method"),
+		                      nl_json_get_string(e, "resource"), sub && *sub ? "/" : "",
+		                      sub ? sub : "", q && *q ? "?" : "", q ? q : "",
+		                      json_object_get_int(json_object_object_get(e, "code")));
+	}
+	json_object_put(j);
+	return out;
+}
+
+#define ASSERT_TRACE(since, want)                                                                \
+	do {                                                                                     \
+		char *got_ = trace(since);                                                       \
+		if (strcmp(got_, want) != 0)                                                     \
+			fprintf(stderr, "\n  want %s\n  got  %s\n", (const char *)(want), got_); \
+		CU_ASSERT_STRING_EQUAL(got_, want);                                              \
+		free(got_);                                                                      \
+	} while (0)
+
+/* The virtual arrival times of the journal entries after since whose
+ * method and resource match; returns how many. */
+static size_t times_of(int64_t *out, size_t max, uint64_t since, const char *method,
+                       const char *resource)
+{
+	json_object *j = journal(since), *items = json_object_object_get(j, "items");
+	size_t n = 0;
+	for (size_t i = 0; i < json_object_array_length(items) && n < max; i++) {
+		json_object *e = json_object_array_get_idx(items, i);
+		if (strcmp(nl_json_get_string(e, "method"), method) != 0 ||
+		    strcmp(nl_json_get_string(e, "resource"), resource) != 0)
+			continue;
+		CU_ASSERT_EQUAL(nl_time_parse_micro(&out[n], nl_json_get_string(e, "time")), 0);
+		n++;
+	}
+	json_object_put(j);
+	return n;
+}
+
+/* --- objects on the server ----------------------------------------------------------------- */
+
+static json_object *get(fixture *x, const char *path)
+{
+	json_object *o = NULL;
+	nl_result res = NL_RESULT_INIT;
+	int rc = nl_api_get(&o, x->client, path, &res);
+	if (rc != 0)
+		fprintf(stderr, "GET %s: %s\n", path, res.message);
+	nl_result_clear(&res);
+	return o;
+}
+
+#define LEASE_PATH "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1"
+#define NODE_PATH "/api/v1/nodes/n1"
+
+static void create_node(fixture *x, const char *json)
+{
+	json_object *node = nl_test_json(json), *out = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_node_create(&out, x->client, node, NULL), 0);
+	json_object_put(node);
+	json_object_put(out);
+}
+
+static void delete_lease(fixture *x)
+{
+	CU_ASSERT_EQUAL(nl_lease_delete(x->client, "kube-node-lease", "n1", NULL, NULL), 0);
+}
+
+static void assert_lease_owned_and_cached(fixture *x)
+{
+	json_object *lease = get(x, LEASE_PATH), *node = get(x, NODE_PATH);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lease);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(node);
+	json_object *ref =
+	    json_object_array_get_idx(nl_json_get_path(lease, "metadata.ownerReferences"), 0);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ref, "uid"), nl_meta_uid(node));
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ref, "kind"), "Node");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ref, "name"), "n1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nl_agent_lease_resource_version(x->agent));
+	CU_ASSERT_STRING_EQUAL(nl_agent_lease_resource_version(x->agent),
+	                       nl_meta_resource_version(lease));
+	json_object_put(lease);
+	json_object_put(node);
+}
+
+static const char *const NODE_N1 = "{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+                                   "\"metadata\":{\"name\":\"n1\"}}";
+
+/* ==== the lease controller's upstream cases, end to end =========================== */
+
+/* sync: nothing cached, lease absent → GET lease (404), GET node, CREATE;
+ * the cache holds the server's answer. */
+static void test_agent__sync_creates_the_lease_with_an_owner(void)
+{
+	fixture x;
+	fixture_init(&x);
+	fixture_agent(&x);
+	create_node(&x, NODE_N1);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	ASSERT_TRACE(seq, "GET leases 404, GET nodes 200, POST leases 201");
+	assert_lease_owned_and_cached(&x);
+	json_object *lease = get(&x, LEASE_PATH);
+	char now[NL_TIME_BUFSZ];
+	nl_time_format_micro(now, START);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(lease, "spec.holderIdentity"), "n1");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(lease, "spec.renewTime"), now);
+	CU_ASSERT_EQUAL(json_object_get_int(nl_json_get_path(lease, "spec.leaseDurationSeconds")),
+	                40);
+	json_object_put(lease);
+	fixture_free(&x);
+}
+
+/* sync: lease and node absent → nothing is created, nothing cached, no
+ * backoff (the next interval tries again). */
+static void test_agent__sync_without_node_creates_nothing(void)
+{
+	fixture x;
+	fixture_init(&x);
+	fixture_agent(&x);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), NL_ENOTFOUND);
+	ASSERT_TRACE(seq, "GET leases 404, GET nodes 404");
+	CU_ASSERT_PTR_NULL(nl_agent_lease(x.agent));
+	CU_ASSERT_EQUAL(nl_clock_now(x.clock), START); /* no wait */
+	fixture_free(&x);
+}
+
+/* sync: nothing cached, lease exists (owned) → GET, UPDATE. */
+static void test_agent__sync_updates_an_existing_lease(void)
+{
+	fixture x;
+	fixture_init(&x);
+	fixture_agent(&x);
+	create_node(&x, NODE_N1);
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	/* A new agent (a restart) has nothing cached. */
+	nl_agent_free(x.agent);
+	fixture_agent(&x);
+	nl_clock_advance(x.clock, 10 * SEC);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	ASSERT_TRACE(seq, "GET leases 200, PUT leases 200");
+	assert_lease_owned_and_cached(&x);
+	fixture_free(&x);
+}
+
+/* sync: cached → UPDATE only, no GET. */
+static void test_agent__cached_sync_is_one_update(void)
+{
+	fixture x;
+	fixture_init(&x);
+	fixture_agent(&x);
+	create_node(&x, NODE_N1);
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	for (int i = 0; i < 3; i++) {
+		nl_clock_advance(x.clock, 10 * SEC);
+		uint64_t seq = last_seq();
+		CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+		ASSERT_TRACE(seq, "PUT leases 200");
+	}
+	assert_lease_owned_and_cached(&x);
+	fixture_free(&x);
+}
+
+/* Someone deleted the lease: the cached update carries the old uid, which
+ * the server answers with 409; the lease is fetched (404) and recreated. */
+static void test_agent__deleted_lease_is_recreated(void)
+{
+	fixture x;
+	fixture_init(&x);
+	fixture_agent(&x);
+	create_node(&x, NODE_N1);
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	delete_lease(&x);
+	nl_clock_advance(x.clock, 10 * SEC);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	ASSERT_TRACE(seq, "PUT leases 409, GET leases 404, GET nodes 200, POST leases 201, "
+	                  "PUT leases 200");
+	assert_lease_owned_and_cached(&x);
+	CU_ASSERT_EQUAL(nl_agent_heartbeat_failures(x.agent), 0);
+	fixture_free(&x);
+}
+
+/* Another writer bumped the lease: one 409, one GET, renewal succeeds; a
+ * conflict never calls the failure hook. */
+static void test_agent__another_writer_costs_one_conflict(void)
+{
+	fixture x;
+	fixture_init(&x);
+	fixture_agent(&x);
+	create_node(&x, NODE_N1);
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	json_object *lease = get(&x, LEASE_PATH), *out = NULL;
+	CU_ASSERT_EQUAL(nl_lease_update(&out, x.client, lease, NULL), 0);
+	json_object_put(lease);
+	json_object_put(out);
+	nl_clock_advance(x.clock, 10 * SEC);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	ASSERT_TRACE(seq, "PUT leases 409, GET leases 200, PUT leases 200");
+	assert_lease_owned_and_cached(&x);
+	CU_ASSERT_EQUAL(nl_agent_heartbeat_failures(x.agent), 0);
+	fixture_free(&x);
+}
+
+/* retryUpdateLease: a timeout, then a conflict, then success → UPDATE,
+ * UPDATE, GET, UPDATE; the hook is not called (the only other failure was
+ * the first attempt's). */
+static void test_agent__timeout_then_conflict_then_success(void)
+{
+	fixture x;
+	fixture_init(&x);
+	fixture_agent(&x);
+	create_node(&x, NODE_N1);
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	add_fault("{\"match\":{\"verb\":\"update\",\"resource\":\"leases\"},"
+	          "\"action\":{\"status\":504},\"times\":1}");
+	add_fault("{\"match\":{\"verb\":\"update\",\"resource\":\"leases\"},"
+	          "\"action\":{\"status\":409},\"times\":1}");
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	ASSERT_TRACE(seq, "PUT leases 504, PUT leases 409, GET leases 200, PUT leases 200");
+	CU_ASSERT_EQUAL(nl_agent_heartbeat_failures(x.agent), 0);
+	assert_lease_owned_and_cached(&x);
+	fixture_free(&x);
+}
+
+/* retryUpdateLease: five failures → five UPDATEs and the hook four times
+ * (each closing the connections); the sync then falls back to ensure-lease
+ * and renews on fresh connections. */
+static void test_agent__five_failures_call_the_hook_four_times(void)
+{
+	fixture x;
+	fixture_init(&x);
+	fixture_agent(&x);
+	create_node(&x, NODE_N1);
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	add_fault("{\"match\":{\"verb\":\"update\",\"resource\":\"leases\"},"
+	          "\"action\":{\"status\":500},\"times\":5}");
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	ASSERT_TRACE(seq, "PUT leases 500, PUT leases 500, PUT leases 500, PUT leases 500, "
+	                  "PUT leases 500, GET leases 200, PUT leases 200");
+	CU_ASSERT_EQUAL(nl_agent_heartbeat_failures(x.agent), 4);
+	assert_lease_owned_and_cached(&x);
+	fixture_free(&x);
+}
+
+/* 500s for half a minute of virtual time: after the update round, the
+ * ensure-lease backoff waits exactly 200 ms, 400 ms, … 6.4 s, 7 s, 7 s, 7 s,
+ * and the lease is renewed at the first request after recovery. */
+static void test_agent__server_errors_back_off_exactly(void)
+{
+	static const int64_t want[] = {200 * MS,  400 * MS,  800 * MS,  1600 * MS, 3200 * MS,
+	                               6400 * MS, 7000 * MS, 7000 * MS, 7000 * MS};
+	fixture x;
+	size_t n;
+	int64_t gets[16];
+	fixture_init(&x);
+	fixture_agent(&x);
+	create_node(&x, NODE_N1);
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	/* 5 UPDATEs and 9 GETs fail: the GETs span 26.6 s, the next comes 7 s
+	 * later, 33.6 s after the outage began. */
+	add_fault("{\"match\":{\"resource\":\"leases\"},\"action\":{\"status\":500},\"times\":14}");
+	nl_clock_fake_clear_sleeps(x.clock);
+	uint64_t seq = last_seq();
+	int64_t t0 = nl_clock_now(x.clock);
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), 0);
+	ASSERT_TRACE(seq, "PUT leases 500, PUT leases 500, PUT leases 500, PUT leases 500, "
+	                  "PUT leases 500, GET leases 500, GET leases 500, GET leases 500, "
+	                  "GET leases 500, GET leases 500, GET leases 500, GET leases 500, "
+	                  "GET leases 500, GET leases 500, GET leases 200, PUT leases 200");
+	const int64_t *sleeps = nl_clock_fake_sleeps(x.clock, &n, NULL);
+	CU_ASSERT_EQUAL_FATAL(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(sleeps[i], want[i]);
+	/* The server saw the GETs at those virtual times. */
+	CU_ASSERT_EQUAL_FATAL(times_of(gets, 16, seq, "GET", "leases"), 10);
+	int64_t at = t0;
+	for (size_t i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL(gets[i], at);
+		if (i < n)
+			at += want[i];
+	}
+	int64_t renewed;
+	json_object *lease = get(&x, LEASE_PATH);
+	CU_ASSERT_EQUAL(nl_time_parse_micro(&renewed, nl_json_get_string(lease, "spec.renewTime")),
+	                0);
+	CU_ASSERT_EQUAL(renewed, t0 + 33600 * MS);
+	json_object_put(lease);
+	CU_ASSERT_EQUAL(nl_agent_heartbeat_failures(x.agent), 4);
+	fixture_free(&x);
+}
+
+/* --- an unreachable server ----------------------------------------------------------------- */
+
+typedef struct {
+	nl_clock *clock;
+	int64_t until;
+} stopper;
+
+/* Stop the clock once virtual time has passed `until` (the agent thread
+ * only moves it by sleeping). */
+static void *stop_later(void *payload)
+{
+	stopper *s = payload;
+	struct timespec ts = {0, 100000};
+	while (nl_clock_now(s->clock) < s->until)
+		nanosleep(&ts, NULL);
+	nl_clock_stop(s->clock);
+	return NULL;
+}
+
+static int closed_port(void)
+{
+	struct sockaddr_in a = {0};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_EQUAL_FATAL(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* Connection refused for a minute of virtual time: every failed GET is
+ * followed by the next backoff wait; a few dozen attempts, not a busy loop,
+ * and shutdown ends the sync at once. */
+static void test_agent__unreachable_server_is_not_busy_looped(void)
+{
+	static const int64_t want[] = {200 * MS,  400 * MS,  800 * MS,
+	                               1600 * MS, 3200 * MS, 6400 * MS};
+	fixture x;
+	char url[64];
+	pthread_t t;
+	size_t n;
+	fixture_init(&x);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", closed_port());
+	fixture_agent_at(&x, url);
+	stopper s = {x.clock, START + 60 * SEC};
+	struct timespec r0, r1;
+	clock_gettime(CLOCK_MONOTONIC, &r0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, stop_later, &s), 0);
+	CU_ASSERT_EQUAL(nl_agent_sync_lease(x.agent), NL_ECANCELED);
+	pthread_join(t, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &r1);
+	const int64_t *sleeps = nl_clock_fake_sleeps(x.clock, &n, NULL);
+	CU_ASSERT(n >= 12); /* 60 s of virtual time at most 7 s apart */
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(sleeps[i], i < 6 ? want[i] : 7 * SEC);
+	/* The sleeps the stopper let through fit what it saw. */
+	CU_ASSERT(n <= 12 + (size_t)((nl_clock_now(x.clock) - s.until) / (7 * SEC)) + 1);
+	CU_ASSERT(r1.tv_sec - r0.tv_sec < 10);
+	CU_ASSERT_PTR_NULL(nl_agent_lease(x.agent));
+	fixture_free(&x);
+}
+
+/* ==== running on the clock ======================================================= */
+
+/* Steady state: after registration and creation, exactly one UPDATE per
+ * renew interval (10 s plus up to 4 % jitter, counted from the end of the
+ * previous sync) and no GET; no status report before 5 minutes. */
+static void test_agent__steady_state_is_one_update_per_interval(void)
+{
+	fixture x;
+	int64_t puts[32];
+	fixture_init(&x);
+	fixture_agent(&x);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	ASSERT_TRACE(seq, "POST nodes 201, GET leases 404, GET nodes 200, POST leases 201");
+	seq = last_seq();
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 200 * SEC), 0);
+	size_t n = times_of(puts, 32, seq, "PUT", "leases");
+	CU_ASSERT(n >= 19 && n <= 20);
+	char *t = trace(seq);
+	CU_ASSERT_PTR_NULL(strstr(t, "GET"));
+	CU_ASSERT_PTR_NULL(strstr(t, "PATCH"));
+	free(t);
+	int64_t prev = START;
+	for (size_t i = 0; i < n; i++) {
+		CU_ASSERT(puts[i] - prev >= 10 * SEC && puts[i] - prev <= 10400 * MS);
+		prev = puts[i];
+	}
+	CU_ASSERT_EQUAL(nl_agent_status_reports(x.agent), 1); /* the CREATE */
+	CU_ASSERT_TRUE(nl_agent_registered(x.agent));
+	assert_lease_owned_and_cached(&x);
+	nl_agent_stop(x.agent);
+	fixture_free(&x);
+}
+
+/* Without registration the Node appears later: until then each interval
+ * costs GET lease + GET node and creates nothing; then the lease is created
+ * owned by the Node. */
+static void test_agent__node_appearing_later_gets_its_lease(void)
+{
+	fixture x;
+	fixture_init(&x);
+	x.cfg->register_node = 0;
+	fixture_agent(&x);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	/* Status reports GET the Node too (kubelet reports without registering). */
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	ASSERT_TRACE(seq, "GET nodes?resourceVersion=0 404, GET leases 404, GET nodes 404");
+	seq = last_seq();
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10400 * MS), 0);
+	ASSERT_TRACE(seq, "GET leases 404, GET nodes 404");
+	CU_ASSERT_PTR_NULL(nl_agent_lease(x.agent));
+	create_node(&x, NODE_N1);
+	seq = last_seq();
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10400 * MS), 0);
+	ASSERT_TRACE(seq, "GET leases 404, GET nodes 200, POST leases 201");
+	assert_lease_owned_and_cached(&x);
+	CU_ASSERT_FALSE(nl_agent_registered(x.agent));
+	nl_agent_stop(x.agent);
+	fixture_free(&x);
+}
+
+/* ==== registration ================================================================== */
+
+/* The Node as created: kubelet's labels plus --node-labels, the no-pods
+ * taint, status.nodeInfo, addresses, capacity (pods 0) and Ready=True. */
+static void test_agent__registration_creates_the_node(void)
+{
+	fixture x;
+	nl_err err = {0};
+	fixture_init(&x);
+	CU_ASSERT_EQUAL(nl_nodelet_config_parse_labels_flag(x.cfg, "site=lab,tier=edge", &err), 0);
+	fixture_agent(&x);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_register_node(x.agent), 0);
+	ASSERT_TRACE(seq, "POST nodes 201");
+	CU_ASSERT_TRUE(nl_agent_registered(x.agent));
+	CU_ASSERT_EQUAL(nl_agent_status_reports(x.agent), 1);
+	CU_ASSERT_EQUAL(nl_agent_last_status_report(x.agent), START);
+	json_object *node = get(&x, NODE_PATH);
+	NL_ASSERT_JSON_EQ(nl_meta_labels(node),
+	                  "{\"kubernetes.io/hostname\":\"n1\",\"kubernetes.io/os\":\"linux\","
+	                  "\"kubernetes.io/arch\":\"amd64\",\"beta.kubernetes.io/os\":\"linux\","
+	                  "\"beta.kubernetes.io/arch\":\"amd64\",\"site\":\"lab\","
+	                  "\"tier\":\"edge\"}");
+	NL_ASSERT_JSON_EQ(
+	    nl_json_get_path(node, "spec"),
+	    "{\"taints\":[{\"key\":\"nodelet.io/no-pods\",\"effect\":\"NoSchedule\"}]}");
+	NL_ASSERT_JSON_EQ(
+	    nl_json_get_path(node, "status.nodeInfo"),
+	    "{\"machineID\":\"0123456789abcdef0123456789abcdef\",\"systemUUID\":\"\","
+	    "\"bootID\":\"b0070000-0000-4000-8000-000000000001\","
+	    "\"kernelVersion\":\"6.1.0-test\","
+	    "\"osImage\":\"Debian GNU/Linux 12 (bookworm)\","
+	    "\"containerRuntimeVersion\":\"\",\"kubeletVersion\":\"nodelet/" PACKAGE_VERSION
+	    "\",\"kubeProxyVersion\":\"\",\"operatingSystem\":\"linux\","
+	    "\"architecture\":\"amd64\"}");
+	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "status.addresses"),
+	                  "[{\"type\":\"InternalIP\",\"address\":\"10.0.0.7\"},"
+	                  "{\"type\":\"Hostname\",\"address\":\"n1\"}]");
+	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "status.capacity"),
+	                  "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"0\"}");
+	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "status.allocatable"),
+	                  "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"0\"}");
+	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "status.conditions"),
+	                  "[{\"type\":\"Ready\",\"status\":\"True\","
+	                  "\"lastHeartbeatTime\":\"2026-11-29T15:00:00Z\","
+	                  "\"lastTransitionTime\":\"2026-11-29T15:00:00Z\","
+	                  "\"reason\":\"NodeletReady\","
+	                  "\"message\":\"nodelet is posting ready status\"}]");
+	json_object_put(node);
+	/* Registered once: another attempt sends nothing. */
+	seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_register_node(x.agent), 0);
+	ASSERT_TRACE(seq, "");
+	fixture_free(&x);
+}
+
+/* --register-with-taints replaces the default taint; an empty list means
+ * none at all. */
+static void test_agent__registration_taints_follow_the_flag(void)
+{
+	fixture x;
+	nl_err err = {0};
+	fixture_init(&x);
+	CU_ASSERT_EQUAL(nl_nodelet_config_parse_taints_flag(
+	                    x.cfg, "dedicated=edge:NoExecute,gpu:PreferNoSchedule", &err),
+	                0);
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL(nl_agent_register_node(x.agent), 0);
+	json_object *node = get(&x, NODE_PATH);
+	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "spec.taints"),
+	                  "[{\"key\":\"dedicated\",\"value\":\"edge\",\"effect\":\"NoExecute\"},"
+	                  "{\"key\":\"gpu\",\"effect\":\"PreferNoSchedule\"}]");
+	json_object_put(node);
+	fixture_free(&x);
+
+	fixture_init(&x);
+	CU_ASSERT_EQUAL(nl_nodelet_config_parse_taints_flag(x.cfg, "", &err), 0);
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL(nl_agent_register_node(x.agent), 0);
+	node = get(&x, NODE_PATH);
+	CU_ASSERT_PTR_NULL(nl_json_get_path(node, "spec.taints"));
+	json_object_put(node);
+	fixture_free(&x);
+}
+
+/* The Node exists: CREATE 409, GET, and one PATCH of nodes/status putting
+ * back the labels kubelet owns — other labels, and taints, are left alone.
+ * Started, the agent then reports its status at once. */
+static void test_agent__registration_adopts_an_existing_node(void)
+{
+	fixture x;
+	fixture_init(&x);
+	create_node(&x, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\","
+	                "\"labels\":{\"kubernetes.io/os\":\"windows\",\"team\":\"a\"}},"
+	                "\"spec\":{\"taints\":[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]}}");
+	fixture_agent(&x);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	/* The status report is scheduled by the registration, after the
+	 * lease controller's first sync. */
+	ASSERT_TRACE(seq, "POST nodes 409, GET nodes 200, PATCH nodes/status 200, "
+	                  "GET leases 404, GET nodes 200, POST leases 201, "
+	                  "GET nodes?resourceVersion=0 200, PATCH nodes/status 200");
+	json_object *node = get(&x, NODE_PATH);
+	NL_ASSERT_JSON_EQ(nl_meta_labels(node),
+	                  "{\"kubernetes.io/hostname\":\"n1\",\"kubernetes.io/os\":\"linux\","
+	                  "\"kubernetes.io/arch\":\"amd64\",\"beta.kubernetes.io/os\":\"linux\","
+	                  "\"beta.kubernetes.io/arch\":\"amd64\",\"team\":\"a\"}");
+	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "spec.taints"),
+	                  "[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(nl_node_condition(node, "Ready"), "status"),
+	                       "True");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(node, "status.nodeInfo.kubeletVersion"),
+	                       "nodelet/" PACKAGE_VERSION);
+	json_object_put(node);
+	CU_ASSERT_EQUAL(nl_agent_status_reports(x.agent), 1);
+	nl_agent_stop(x.agent);
+	fixture_free(&x);
+}
+
+/* A failed registration is retried with kubelet's backoff (200 ms doubling
+ * to 7 s) on the clock, without holding up the lease controller. */
+static void test_agent__registration_is_retried_with_backoff(void)
+{
+	fixture x;
+	int64_t posts[8];
+	fixture_init(&x);
+	fixture_agent(&x);
+	add_fault("{\"match\":{\"verb\":\"create\",\"resource\":\"nodes\"},"
+	          "\"action\":{\"status\":500},\"times\":3}");
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 2 * SEC), 0);
+	CU_ASSERT_EQUAL(times_of(posts, 8, seq, "POST", "nodes"), 4);
+	CU_ASSERT_EQUAL(posts[0], START);
+	CU_ASSERT_EQUAL(posts[1], START + 200 * MS);
+	CU_ASSERT_EQUAL(posts[2], START + 600 * MS);
+	CU_ASSERT_EQUAL(posts[3], START + 1400 * MS);
+	CU_ASSERT_TRUE(nl_agent_registered(x.agent));
+	nl_agent_stop(x.agent);
+	fixture_free(&x);
+}
+
+/* ==== node status ===================================================================== */
+
+/* Reports at the report frequency: GET (from the cache) + PATCH every 5
+ * minutes, the heartbeat moving and the transition time kept. */
+static void test_agent__status_is_reported_at_the_report_frequency(void)
+{
+	fixture x;
+	int64_t patches[8];
+	fixture_init(&x);
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 11 * 60 * SEC), 0);
+	CU_ASSERT_EQUAL(times_of(patches, 8, seq, "PATCH", "nodes"), 2);
+	CU_ASSERT_EQUAL(patches[0], START + 300 * SEC);
+	CU_ASSERT_EQUAL(patches[1], START + 600 * SEC);
+	CU_ASSERT_EQUAL(nl_agent_status_reports(x.agent), 3);
+	json_object *ready = NULL, *node = get(&x, NODE_PATH);
+	ready = nl_node_condition(node, "Ready");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ready, "lastHeartbeatTime"),
+	                       "2026-11-29T15:10:00Z");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ready, "lastTransitionTime"),
+	                       "2026-11-29T15:00:00Z");
+	json_object_put(node);
+	nl_agent_stop(x.agent);
+	fixture_free(&x);
+}
+
+/* What the server shows differs (someone set Ready=False): a status sync
+ * patches at once, though no report is due; when nothing differs and none
+ * is due it only reads. */
+static void test_agent__status_sync_patches_only_on_change_or_when_due(void)
+{
+	fixture x;
+	json_object *out = NULL;
+	fixture_init(&x);
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL(nl_agent_register_node(x.agent), 0);
+	nl_clock_advance(x.clock, 60 * SEC);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	ASSERT_TRACE(seq, "GET nodes?resourceVersion=0 200");
+	const char *p = "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\","
+	                "\"reason\":\"Test\"}]}}";
+	CU_ASSERT_EQUAL(
+	    nl_node_patch_status(&out, x.client, "n1", NL_PATCH_STRATEGIC, p, strlen(p), NULL), 0);
+	json_object_put(out);
+	seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	ASSERT_TRACE(seq, "GET nodes?resourceVersion=0 200, PATCH nodes/status 200");
+	json_object *node = get(&x, NODE_PATH), *ready = nl_node_condition(node, "Ready");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ready, "status"), "True");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ready, "reason"), "NodeletReady");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ready, "lastTransitionTime"),
+	                       "2026-11-29T15:01:00Z");
+	json_object_put(node);
+	CU_ASSERT_EQUAL(nl_agent_status_reports(x.agent), 2);
+	fixture_free(&x);
+}
+
+/* A lapse the node lifecycle controller noticed: the Node went Unknown and
+ * got the unreachable taints. When renewals resume after more than a lease
+ * duration, the agent checks its status at once and posts Ready=True; the
+ * controller then removes the taints. */
+static void test_agent__lapse_is_repaired_at_once(void)
+{
+	fixture x;
+	fixture_init(&x);
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 30 * SEC), 0);
+	CU_ASSERT(mock_server_tick(srv) >= 0);
+	/* Frozen for two minutes (SIGSTOP, a partition). */
+	nl_agent_stop(x.agent);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 120 * SEC), 0);
+	CU_ASSERT(mock_server_tick(srv) >= 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 5 * SEC), 0);
+	CU_ASSERT(mock_server_tick(srv) >= 0);
+	json_object *node = get(&x, NODE_PATH);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(nl_node_condition(node, "Ready"), "status"),
+	                       "Unknown");
+	CU_ASSERT_EQUAL(json_object_array_length(nl_json_get_path(node, "spec.taints")), 3);
+	json_object_put(node);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	ASSERT_TRACE(seq, "PUT leases 200, GET nodes?resourceVersion=0 200, "
+	                  "PATCH nodes/status 200");
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 5 * SEC), 0);
+	CU_ASSERT(mock_server_tick(srv) >= 0);
+	node = get(&x, NODE_PATH);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(nl_node_condition(node, "Ready"), "status"),
+	                       "True");
+	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "spec.taints"),
+	                  "[{\"key\":\"nodelet.io/no-pods\",\"effect\":\"NoSchedule\"}]");
+	json_object_put(node);
+	nl_agent_stop(x.agent);
+	fixture_free(&x);
+}
+
+/* A new configuration (dynamic config): the next renewal writes the new
+ * duration, the renew interval follows it, and status is checked at once. */
+static void test_agent__new_config_takes_effect_at_once(void)
+{
+	fixture x;
+	int64_t puts[8];
+	fixture_init(&x);
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	nl_nodelet_config *cfg = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_nodelet_config_copy(&cfg, x.cfg), 0);
+	cfg->lease_duration_seconds = 20;
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_set_config(x.agent, cfg), 0);
+	nl_nodelet_config_free(cfg);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	ASSERT_TRACE(seq, "GET nodes?resourceVersion=0 200");
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 26 * SEC), 0);
+	/* The interval in progress was 10 s; then 5 s (+ up to 4 %). */
+	size_t n = times_of(puts, 8, seq, "PUT", "leases");
+	CU_ASSERT_EQUAL_FATAL(n, 4);
+	CU_ASSERT(puts[1] - puts[0] >= 5 * SEC && puts[1] - puts[0] <= 5200 * MS);
+	json_object *lease = get(&x, LEASE_PATH);
+	CU_ASSERT_EQUAL(json_object_get_int(nl_json_get_path(lease, "spec.leaseDurationSeconds")),
+	                20);
+	json_object_put(lease);
+	CU_ASSERT_EQUAL(nl_agent_config(x.agent)->lease_duration_seconds, 20);
+	nl_agent_stop(x.agent);
+	fixture_free(&x);
+}
+
+/* ==== dynamic config (the nodelet program's --dynamic-config-dir) ==================== */
+
+/* Deliver what the network has for the loop (informer lists and watch
+ * events) for about ms of real time, without moving virtual time. */
+static void pump(nl_agent *a, int ms)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		nl_loop_step(nl_client_loop(nl_agent_client(a)), 10);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* The Node names a ConfigMap in spec.configSource: the controller's sync
+ * (signalled by the Node informer, run at its next tick) downloads and
+ * checkpoints it and restarts the agent on it — with the explicit flags
+ * still winning (the transform). */
+static void test_agent__dynamic_config_restarts_the_agent(void)
+{
+	fixture x;
+	nl__dynconfig *d = NULL;
+	nl_nodelet_config *flags = NULL;
+	char dir[] = "/tmp/nl-dynconfig-XXXXXX", path[256], cmd[300];
+	json_object *out = NULL;
+	fixture_init(&x);
+	json_object *cm = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_configmap_new(&cm, "kube-system", "n1-config"), 0);
+	nl_configmap_set(cm, "nodelet",
+	                 "apiVersion: nodelet.io/v1alpha1\nkind: NodeletConfiguration\n"
+	                 "leaseDurationSeconds: 20\nnodeStatusReportFrequency: 1m\n");
+	CU_ASSERT_EQUAL_FATAL(nl_configmap_create(&out, x.client, cm, NULL), 0);
+	create_node(&x, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},"
+	                "\"spec\":{\"configSource\":{\"configMap\":{\"namespace\":\"kube-system\","
+	                "\"name\":\"n1-config\",\"kubeletConfigKey\":\"nodelet\"}}}}");
+	fixture_agent(&x);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/store/checkpoints/%s/%s/nodelet", dir, nl_meta_uid(out),
+	         nl_meta_resource_version(out));
+	CU_ASSERT_EQUAL_FATAL(nl_nodelet_config_new(&flags), 0);
+	flags->lease_duration_seconds = 30;
+	flags->set = NL_NC_LEASE_DURATION_SECONDS;
+	CU_ASSERT_EQUAL_FATAL(nl__dynconfig_start(&d, x.agent, dir, x.cfg, flags), 0);
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	CU_ASSERT_EQUAL(nl__dynconfig_run(d), 0);
+	CU_ASSERT_EQUAL(nl_agent_config(x.agent)->lease_duration_seconds, 40); /* local */
+	pump(x.agent, 300);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 13 * SEC), 0);
+	pump(x.agent, 100);
+	CU_ASSERT_EQUAL(nl_agent_config(x.agent)->lease_duration_seconds, 30);
+	CU_ASSERT_EQUAL(nl_agent_config(x.agent)->node_status_report_frequency_usec, 60 * SEC);
+	CU_ASSERT_EQUAL(access(path, R_OK), 0);
+	CU_ASSERT_EQUAL(nl_lease_controller_renew_interval(nl_agent_lease_controller(x.agent)),
+	                7500 * MS);
+	nl_agent_stop(x.agent);
+	CU_ASSERT_EQUAL(nl__dynconfig_stop(d), 0);
+	json_object_put(cm);
+	json_object_put(out);
+	nl_nodelet_config_free(flags);
+	fixture_free(&x);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* ==== the exact patch, and the connection reset (scripted server) =================== */
+
+typedef struct {
+	pthread_mutex_t mu;
+	char *node; /* the Node the GETs answer */
+	char *patch;
+	char content_type[128];
+	char patch_target[2048];
+} scripted;
+
+static int scripted_handler(int fd, const fake_http_req *req, void *payload)
+{
+	scripted *s = payload;
+	char ct[128];
+	pthread_mutex_lock(&s->mu);
+	if (strcmp(req->method, "PATCH") == 0) {
+		free(s->patch);
+		s->patch = strdup(req->body);
+		snprintf(s->patch_target, sizeof(s->patch_target), "%s", req->target);
+		if (fake_http_header(req, "Content-Type", ct, sizeof(ct)))
+			snprintf(s->content_type, sizeof(s->content_type), "%s", ct);
+	}
+	int rc = fake_http_reply(fd, 200, NULL, "application/json", s->node);
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+/* The agent's node for the scripted server: as registration builds it. */
+static char *node_json(nl_agent *a, const char *addresses)
+{
+	json_object *node = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_agent_initial_node(&node, a), 0);
+	nl_meta_set_string(node, "uid", "u-1");
+	nl_meta_set_string(node, "resourceVersion", "7");
+	if (addresses)
+		json_object_object_add(json_object_object_get(node, "status"), "addresses",
+		                       nl_test_json(addresses));
+	char *s = strdup(json_object_to_json_string_ext(node, JSON_C_TO_STRING_PLAIN));
+	json_object_put(node);
+	return s;
+}
+
+/* The status patch kubelet sends: strategic merge, no resourceVersion, the
+ * Ready condition (heartbeat moved, transition kept) with
+ * $setElementOrder/conditions, and only the fields that differ — addresses
+ * replaced whole with $patch: replace, as kubelet's fixup does. */
+static void test_agent__status_patch_is_kubelets(void)
+{
+	fixture x;
+	fake_http *f;
+	scripted s = {.mu = PTHREAD_MUTEX_INITIALIZER};
+	fixture_init(&x);
+	x.cfg->register_node = 0;
+	CU_ASSERT_EQUAL_FATAL(fake_http_start(&f, scripted_handler, &s), 0);
+	fixture_agent_at(&x, fake_http_url(f));
+	s.node = node_json(x.agent, NULL);
+	nl_clock_advance(x.clock, 300 * SEC);
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	CU_ASSERT_STRING_EQUAL(s.patch_target, "/api/v1/nodes/n1/status");
+	CU_ASSERT_STRING_EQUAL(s.content_type, "application/strategic-merge-patch+json");
+	json_object *got = nl_test_json(s.patch);
+	NL_ASSERT_JSON_EQ(got,
+	                  "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","
+	                  "\"lastHeartbeatTime\":\"2026-11-29T15:05:00Z\","
+	                  "\"lastTransitionTime\":\"2026-11-29T15:00:00Z\","
+	                  "\"reason\":\"NodeletReady\","
+	                  "\"message\":\"nodelet is posting ready status\"}],"
+	                  "\"$setElementOrder/conditions\":[{\"type\":\"Ready\"}]}}");
+	json_object_put(got);
+
+	pthread_mutex_lock(&s.mu);
+	free(s.node);
+	s.node = node_json(x.agent, "[{\"type\":\"Hostname\",\"address\":\"old\"}]");
+	pthread_mutex_unlock(&s.mu);
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	got = nl_test_json(s.patch);
+	NL_ASSERT_JSON_EQ(
+	    json_object_object_get(json_object_object_get(got, "status"), "addresses"),
+	    "[{\"type\":\"InternalIP\",\"address\":\"10.0.0.7\"},"
+	    "{\"type\":\"Hostname\",\"address\":\"n1\"},{\"$patch\":\"replace\"}]");
+	CU_ASSERT_PTR_NULL(nl_json_get_path(got, "metadata"));
+	json_object_put(got);
+	CU_ASSERT_EQUAL(nl_agent_status_reports(x.agent), 2);
+	fixture_free(&x);
+	fake_http_stop(f);
+	free(s.node);
+	free(s.patch);
+}
+
+static int ok_handler(int fd, const fake_http_req *req, void *payload)
+{
+	(void)req;
+	(void)payload;
+	return fake_http_reply(fd, 200, NULL, "application/json", "{}");
+}
+
+/* kubelet's closeAllConns: after a reset the next request opens a new
+ * connection instead of reusing the kept-alive one. */
+static void test_agent__connection_reset_opens_a_new_connection(void)
+{
+	fake_http *f;
+	CU_ASSERT_EQUAL_FATAL(fake_http_start(&f, ok_handler, NULL), 0);
+	nl_client *c = client_at(fake_http_url(f), NULL);
+	json_object *out = NULL;
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(nl_api_get(&out, c, "/api/v1/nodes/n1", NULL), 0);
+		json_object_put(out);
+	}
+	CU_ASSERT_EQUAL(fake_http_connections(f), 1);
+	CU_ASSERT_EQUAL(nl_client_reset_connections(c), 0);
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(nl_api_get(&out, c, "/api/v1/nodes/n1", NULL), 0);
+		json_object_put(out);
+	}
+	CU_ASSERT_EQUAL(fake_http_connections(f), 2);
+	CU_ASSERT_EQUAL(fake_http_requests(f), 4);
+	nl_client_free(c);
+	fake_http_stop(f);
+}
+
+/* ==== options ================================================================================ */
+
+static void test_agent__options_are_checked(void)
+{
+	nl_agent_options o;
+	nl_agent *a = NULL;
+	nl_err err = {0};
+	nl_rest_config rest = {0};
+	nl_clock *other = NULL;
+	nl_agent_options_init(&o);
+	CU_ASSERT_EQUAL(nl_agent_new(&a, &o, &err), NL_EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "the node name is required");
+	o.node_name = "n1";
+	CU_ASSERT_EQUAL(nl_agent_new(&a, &o, &err), NL_EINVAL);
+	rest.server = "ftp://x";
+	o.rest_config = &rest;
+	o.host = &HOST;
+	CU_ASSERT_EQUAL(nl_agent_new(&a, &o, &err), NL_ECONFIG);
+	/* An existing client: its clock is the agent's. */
+	nl_client *c = client_at(base, NULL);
+	o.rest_config = NULL;
+	o.client = c;
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&other, 0), 0);
+	o.clock = other;
+	CU_ASSERT_EQUAL(nl_agent_new(&a, &o, &err), NL_EINVAL);
+	o.clock = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_agent_new(&a, &o, &err), 0);
+	CU_ASSERT_PTR_EQUAL(nl_agent_clock(a), nl_client_clock(c));
+	CU_ASSERT_PTR_EQUAL(nl_agent_client(a), c);
+	CU_ASSERT_STRING_EQUAL(nl_agent_node_name(a), "n1");
+	CU_ASSERT_EQUAL(nl_agent_config(a)->lease_duration_seconds, 40);
+	CU_ASSERT_EQUAL(nl_agent_start(a), 0);
+	CU_ASSERT_EQUAL(nl_agent_start(a), NL_EINVAL);
+	nl_agent_free(a); /* stops it */
+	/* An invalid configuration is refused with its field error. */
+	nl_nodelet_config *cfg = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_nodelet_config_new(&cfg), 0);
+	cfg->lease_duration_seconds = 0;
+	o.config = cfg;
+	CU_ASSERT_EQUAL(nl_agent_new(&a, &o, &err), NL_EINVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "leaseDurationSeconds"));
+	nl_nodelet_config_free(cfg);
+	nl_client_free(c);
+	nl_clock_free(other);
+}
+
+static CU_TestInfo tests[] = {
+    {"sync_creates_the_lease_with_an_owner", test_agent__sync_creates_the_lease_with_an_owner},
+    {"sync_without_node_creates_nothing", test_agent__sync_without_node_creates_nothing},
+    {"sync_updates_an_existing_lease", test_agent__sync_updates_an_existing_lease},
+    {"cached_sync_is_one_update", test_agent__cached_sync_is_one_update},
+    {"deleted_lease_is_recreated", test_agent__deleted_lease_is_recreated},
+    {"another_writer_costs_one_conflict", test_agent__another_writer_costs_one_conflict},
+    {"timeout_then_conflict_then_success", test_agent__timeout_then_conflict_then_success},
+    {"five_failures_call_the_hook_four_times", test_agent__five_failures_call_the_hook_four_times},
+    {"server_errors_back_off_exactly", test_agent__server_errors_back_off_exactly},
+    {"unreachable_server_is_not_busy_looped", test_agent__unreachable_server_is_not_busy_looped},
+    {"steady_state_is_one_update_per_interval",
+     test_agent__steady_state_is_one_update_per_interval},
+    {"node_appearing_later_gets_its_lease", test_agent__node_appearing_later_gets_its_lease},
+    {"registration_creates_the_node", test_agent__registration_creates_the_node},
+    {"registration_taints_follow_the_flag", test_agent__registration_taints_follow_the_flag},
+    {"registration_adopts_an_existing_node", test_agent__registration_adopts_an_existing_node},
+    {"registration_is_retried_with_backoff", test_agent__registration_is_retried_with_backoff},
+    {"status_is_reported_at_the_report_frequency",
+     test_agent__status_is_reported_at_the_report_frequency},
+    {"status_sync_patches_only_on_change_or_when_due",
+     test_agent__status_sync_patches_only_on_change_or_when_due},
+    {"lapse_is_repaired_at_once", test_agent__lapse_is_repaired_at_once},
+    {"new_config_takes_effect_at_once", test_agent__new_config_takes_effect_at_once},
+    {"dynamic_config_restarts_the_agent", test_agent__dynamic_config_restarts_the_agent},
+    {"status_patch_is_kubelets", test_agent__status_patch_is_kubelets},
+    {"connection_reset_opens_a_new_connection",
+     test_agent__connection_reset_opens_a_new_connection},
+    {"options_are_checked", test_agent__options_are_checked},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo nl_test_suites[] = {
+    {"agent", setup, teardown, NULL, NULL, tests},
+    CU_SUITE_INFO_NULL,
+};
