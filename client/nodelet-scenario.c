@@ -1,0 +1,8 @@
+/* nodelet-scenario: run fixture scenarios against the embedded
+ * nodelet-mockapi, a running one, or any cluster (docs/scenarios.md). */
+#include "scenario/cli.h"
+
+int main(int argc, char **argv)
+{
+	return nl_scenario_main(argc, argv);
+}

@@ -1,0 +1,253 @@
+/* nodelet-scenario's flags (cli.h). */
+#include "cli.h"
+
+#include <getopt.h>
+#include <nodelet/log.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "report.h"
+#include "suite.h"
+
+#ifndef NL_FIXTURES_DIR
+#define NL_FIXTURES_DIR "fixtures"
+#endif
+
+static const char usage[] =
+    "Usage: nodelet-scenario [options] FILE|DIR...\n"
+    "\n"
+    "Run fixture scenarios (docs/scenarios.md) and print TAP. Each scenario runs\n"
+    "against a fresh embedded nodelet-mockapi on virtual time, unless:\n"
+    "  --server URL          a running nodelet-mockapi (faults via its control API;\n"
+    "                        scenarios run one at a time, the server is reset first)\n"
+    "  --kubeconfig FILE     any cluster, on real time; scenarios that need faults,\n"
+    "                        the journal or virtual time are skipped with the reason;\n"
+    "                        every object a scenario created is deleted afterwards\n"
+    "  --context NAME        the kubeconfig context (default: current-context)\n"
+    "\n"
+    "  -j, --jobs N          run N scenarios at once (default 1; 0 runs them in this\n"
+    "                        process, without timeouts: for debuggers)\n"
+    "  --filter PATTERN      only scenarios whose name, file or a tag matches the\n"
+    "                        shell pattern (repeatable)\n"
+    "  --junit FILE          also write JUnit XML\n"
+    "  --journal-dir DIR     write each scenario's requests to DIR/NAME.journal\n"
+    "  --fixtures-dir DIR    where include: manifests are (default $NL_FIXTURES_DIR,\n"
+    "                        else the source tree's fixtures/)\n"
+    "  --check               only parse the files and report errors\n"
+    "  --list                list the scenarios with their tags and requirements\n"
+    "  -v N                  log level of the agent and the embedded server\n"
+    "  -h, --help, --version\n"
+    "\n"
+    "Exit status: 0 when no scenario failed, 1 otherwise, 2 on a usage error.\n";
+
+typedef struct {
+	nl_suite_options so;
+	char **filters;
+	size_t nfilters;
+	const char *junit;
+	const char *fixtures_dir;
+	int check, list;
+	char **paths;
+	size_t npaths;
+} options;
+
+enum {
+	OPT_SERVER = 256,
+	OPT_KUBECONFIG,
+	OPT_CONTEXT,
+	OPT_FILTER,
+	OPT_JUNIT,
+	OPT_JOURNAL_DIR,
+	OPT_FIXTURES_DIR,
+	OPT_CHECK,
+	OPT_LIST,
+	OPT_VERSION,
+};
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "nodelet-scenario: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'nodelet-scenario --help'.\n");
+	return -1;
+}
+
+static int parse_number(unsigned *out, const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < 0 || v > 1024)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_args(options *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+	    {"server", required_argument, NULL, OPT_SERVER},
+	    {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+	    {"context", required_argument, NULL, OPT_CONTEXT},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"filter", required_argument, NULL, OPT_FILTER},
+	    {"junit", required_argument, NULL, OPT_JUNIT},
+	    {"journal-dir", required_argument, NULL, OPT_JOURNAL_DIR},
+	    {"fixtures-dir", required_argument, NULL, OPT_FIXTURES_DIR},
+	    {"check", no_argument, NULL, OPT_CHECK},
+	    {"list", no_argument, NULL, OPT_LIST},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, OPT_VERSION},
+	    {NULL, 0, NULL, 0},
+	};
+	unsigned v;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "j:v:h", longs, NULL)) != -1) {
+		switch (c) {
+		case OPT_SERVER:
+			o->so.run.target.kind = NL_TARGET_SERVER;
+			o->so.run.target.server_url = optarg;
+			break;
+		case OPT_KUBECONFIG:
+			o->so.run.target.kind = NL_TARGET_CLUSTER;
+			o->so.run.target.kubeconfig = optarg;
+			break;
+		case OPT_CONTEXT:
+			o->so.run.target.context = optarg;
+			break;
+		case 'j':
+			if (parse_number(&o->so.jobs, optarg) != 0)
+				return bad_usage("-j: expected a number of jobs, got \"%s\"",
+				                 optarg);
+			break;
+		case OPT_FILTER:
+			o->filters[o->nfilters++] = optarg;
+			break;
+		case OPT_JUNIT:
+			o->junit = optarg;
+			break;
+		case OPT_JOURNAL_DIR:
+			o->so.journal_dir = optarg;
+			break;
+		case OPT_FIXTURES_DIR:
+			o->fixtures_dir = optarg;
+			break;
+		case OPT_CHECK:
+			o->check = 1;
+			break;
+		case OPT_LIST:
+			o->list = 1;
+			break;
+		case 'v':
+			if (parse_number(&v, optarg) != 0 || v > 10)
+				return bad_usage("-v: expected a level 0-10, got \"%s\"", optarg);
+			o->so.run.target.verbosity = (int)v;
+			nl_log_set_verbosity((int)v);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		case OPT_VERSION:
+			printf("nodelet-scenario %s\n", PACKAGE_VERSION);
+			return 1;
+		default:
+			return bad_usage("%s", "unknown option");
+		}
+	}
+	if (o->so.run.target.kubeconfig && o->so.run.target.server_url)
+		return bad_usage("%s", "--server and --kubeconfig exclude each other");
+	if (o->so.run.target.context && !o->so.run.target.kubeconfig)
+		return bad_usage("%s", "--context needs --kubeconfig");
+	/* One server, one journal: its scenarios must not overlap. */
+	if (o->so.run.target.kind == NL_TARGET_SERVER && o->so.jobs > 1)
+		o->so.jobs = 1;
+	o->paths = argv + optind;
+	o->npaths = (size_t)(argc - optind);
+	if (o->npaths == 0)
+		return bad_usage("%s", "no scenario FILE or DIR given");
+	return 0;
+}
+
+static void print_item(const nl_suite_item *it, size_t index, void *payload)
+{
+	nl_report_tap_item(stdout, it, index + 1, payload);
+}
+
+static int list_suite(const nl_suite *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const nl_suite_item *it = &s->items[i];
+		if (!it->sc) {
+			printf("%s\tPARSE ERROR\n", it->file);
+			continue;
+		}
+		printf("%s\t%s\ttags:", it->name, it->file);
+		for (size_t t = 0; t < it->sc->ntags; t++)
+			printf("%s%s", t ? "," : "", it->sc->tags[t]);
+		printf("\trequires:");
+		int first = 1;
+		for (unsigned bit = 1; bit <= NL_REQ_ALL; bit <<= 1)
+			if (it->sc->requires & bit) {
+				printf("%s%s", first ? "" : ",", nl_req_name(bit));
+				first = 0;
+			}
+		printf("\n");
+	}
+	return 0;
+}
+
+static int check_suite(const nl_suite *s)
+{
+	int bad = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->items[i].sc) {
+			fprintf(stderr, "%s\n", s->items[i].result.message);
+			bad = 1;
+		}
+	if (!bad)
+		printf("%zu scenario%s parsed\n", s->n, s->n == 1 ? "" : "s");
+	return bad;
+}
+
+int nl_scenario_main(int argc, char **argv)
+{
+	options o;
+	nl_suite s;
+	nl_err err = {0};
+	nl_report_counts counts = {0};
+	memset(&o, 0, sizeof(o));
+	o.so.jobs = 1;
+	o.so.run.target.kind = NL_TARGET_EMBEDDED;
+	if (!(o.filters = calloc((size_t)argc + 1, sizeof(char *))))
+		return 1;
+	int rc = parse_args(&o, argc, argv);
+	if (rc != 0) {
+		free(o.filters);
+		return rc > 0 ? 0 : 2;
+	}
+	if (!o.fixtures_dir)
+		o.fixtures_dir =
+		    getenv("NL_FIXTURES_DIR") ? getenv("NL_FIXTURES_DIR") : NL_FIXTURES_DIR;
+	if (nl_suite_load(&s, o.paths, o.npaths, o.fixtures_dir, &err) != 0) {
+		fprintf(stderr, "nodelet-scenario: %s\n", err.msg);
+		free(o.filters);
+		return 2;
+	}
+	nl_suite_filter(&s, o.filters, o.nfilters);
+	if (o.list || o.check) {
+		rc = o.list ? list_suite(&s) : check_suite(&s);
+	} else {
+		nl_report_tap_plan(stdout, s.n);
+		if (nl_suite_run(&s, &o.so, print_item, &counts) != 0)
+			fprintf(stderr, "nodelet-scenario: cannot run the scenarios\n");
+		nl_report_summary(stdout, &counts);
+		if (o.junit && nl_report_junit(o.junit, &s, &err) != 0)
+			fprintf(stderr, "nodelet-scenario: %s\n", err.msg);
+		rc = counts.failed > 0 || counts.passed + counts.skipped != s.n;
+	}
+	nl_suite_free(&s);
+	free(o.filters);
+	return rc;
+}

@@ -1,0 +1,126 @@
+/* TAP and JUnit output (report.h). */
+#include "report.h"
+
+#include <errno.h>
+#include <string.h>
+
+void nl_report_tap_plan(FILE *f, size_t n)
+{
+	fprintf(f, "TAP version 13\n1..%zu\n", n);
+	fflush(f);
+}
+
+/* Text as a YAML block scalar, each line indented. */
+static void block(FILE *f, const char *key, const char *text)
+{
+	fprintf(f, "  %s: |\n", key);
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		fprintf(f, "    %.*s\n", (int)n, p);
+		p += n;
+		if (*p)
+			p++;
+	}
+}
+
+void nl_report_tap_item(FILE *f, const nl_suite_item *it, size_t number, nl_report_counts *c)
+{
+	const nl_run_result *r = &it->result;
+	switch (r->outcome) {
+	case NL_OUTCOME_PASS:
+		c->passed++;
+		fprintf(f, "ok %zu - %s\n", number, it->name);
+		break;
+	case NL_OUTCOME_SKIP:
+		c->skipped++;
+		fprintf(f, "ok %zu - %s # SKIP %s\n", number, it->name,
+		        r->message ? r->message : "");
+		break;
+	default:
+		c->failed++;
+		fprintf(f, "not ok %zu - %s\n  ---\n  file: %s\n", number, it->name, it->file);
+		if (r->message)
+			block(f, "message", r->message);
+		if (r->detail)
+			block(f, "detail", r->detail);
+		fprintf(f, "  ...\n");
+		break;
+	}
+	fflush(f);
+}
+
+void nl_report_summary(FILE *f, const nl_report_counts *c)
+{
+	fprintf(f, "%zu passed, %zu failed, %zu skipped\n", c->passed, c->failed, c->skipped);
+	fflush(f);
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			/* XML 1.0 has no place for other control characters. */
+			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+				fputc(*s, f);
+		}
+	}
+}
+
+int nl_report_junit(const char *path, const nl_suite *s, nl_err *err)
+{
+	nl_report_counts c = {0};
+	double total = 0;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return nl_err_set(err, NL_EIO, "%s: %s", path, strerror(errno));
+	for (size_t i = 0; i < s->n; i++) {
+		nl_outcome o = s->items[i].result.outcome;
+		c.failed += o == NL_OUTCOME_FAIL;
+		c.skipped += o == NL_OUTCOME_SKIP;
+		total += s->items[i].seconds;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f,
+	        "<testsuites>\n<testsuite name=\"nodelet-scenario\" tests=\"%zu\" failures=\"%zu\" "
+	        "errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
+	        s->n, c.failed, c.skipped, total);
+	for (size_t i = 0; i < s->n; i++) {
+		const nl_suite_item *it = &s->items[i];
+		fputs("  <testcase classname=\"", f);
+		xml_text(f, it->file);
+		fputs("\" name=\"", f);
+		xml_text(f, it->name);
+		fprintf(f, "\" time=\"%.3f\">", it->seconds);
+		if (it->result.outcome == NL_OUTCOME_SKIP) {
+			fputs("<skipped message=\"", f);
+			xml_text(f, it->result.message);
+			fputs("\"/>", f);
+		} else if (it->result.outcome == NL_OUTCOME_FAIL) {
+			fputs("\n    <failure message=\"", f);
+			xml_text(f, it->result.message);
+			fputs("\">", f);
+			xml_text(f, it->result.message);
+			fputs("\n", f);
+			xml_text(f, it->result.detail);
+			fputs("</failure>\n  ", f);
+		}
+		fputs("</testcase>\n", f);
+	}
+	fputs("</testsuite>\n</testsuites>\n", f);
+	if (fclose(f) != 0)
+		return nl_err_set(err, NL_EIO, "%s: %s", path, strerror(errno));
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* Reporting a suite: TAP on a stream (one line per scenario, a YAML block
+ * under a failure with its message and detail, then the closing line
+ * "N passed, N failed, N skipped"), and JUnit XML for CI systems. */
+#ifndef NL_SCENARIO_REPORT_H
+#define NL_SCENARIO_REPORT_H
+
+#include <stdio.h>
+
+#include "suite.h"
+
+typedef struct {
+	size_t passed, failed, skipped;
+} nl_report_counts;
+
+void nl_report_tap_plan(FILE *f, size_t n);
+/* One scenario (number is 1-based); counts are updated. */
+void nl_report_tap_item(FILE *f, const nl_suite_item *it, size_t number, nl_report_counts *c);
+/* "N passed, N failed, N skipped". */
+void nl_report_summary(FILE *f, const nl_report_counts *c);
+/* Write the suite as JUnit XML to path. NL_EIO with err set. */
+int nl_report_junit(const char *path, const nl_suite *s, nl_err *err);
+
+#endif

@@ -1,0 +1,43 @@
+/* Running one scenario against a target (target.h): the initial cluster,
+ * the agent, each step in order, each expectation, then cleanup. The
+ * outcome carries what a person needs to see why it failed: the step and
+ * its line, the differences, a diff of expected and actual, and the tail of
+ * the agent's requests. */
+#ifndef NL_SCENARIO_RUN_H
+#define NL_SCENARIO_RUN_H
+
+#include "scenario.h"
+#include "target.h"
+
+typedef enum {
+	NL_OUTCOME_PASS,
+	NL_OUTCOME_FAIL,
+	NL_OUTCOME_SKIP,
+} nl_outcome;
+
+typedef struct {
+	nl_outcome outcome;
+	char *message; /* one line: why it failed or was skipped; NULL when passed */
+	char *detail;  /* several lines (differences, diff, journal tail), or NULL */
+	/* The agent's requests, one per line ("@1.4s get leases/edge-1 404"),
+	 * NULL without a journal: the same scenario gives the same text. */
+	char *journal;
+} nl_run_result;
+
+typedef struct {
+	nl_target_options target;
+	/* Called before each step with "steps[3] (FILE:LINE)", or NULL. */
+	void (*on_step)(const char *where, void *payload);
+	void *step_payload;
+} nl_run_options;
+
+/* Why sc cannot run on a target of kind k ("requires faults, journal (not
+ * available with --kubeconfig)") into out; 0 when it can run. */
+int nl_scenario_skip_reason(char *out, size_t outlen, const nl_scenario *sc, nl_target_kind k);
+
+/* Run sc. Always fills *out (on NL_ENOMEM too, as a failure); returns 0,
+ * or NL_ENOMEM. Release with nl_run_result_clear. */
+int nl_scenario_run(nl_run_result *out, const nl_scenario *sc, const nl_run_options *o);
+void nl_run_result_clear(nl_run_result *r);
+
+#endif

@@ -1,0 +1,121 @@
+/* A fixture scenario: the parsed form of one YAML file under fixtures/scenarios/
+ * (the format is docs/scenarios.md). The parser checks everything it can
+ * before anything runs — every field's type, step names, durations, path
+ * expressions, match operators, request patterns, variables used before
+ * they are defined — and reports the first problem as
+ * "FILE:LINE:COL: PATH: what was expected". Values stay json-c trees
+ * (borrowed from the document); the runner expands variables in them when
+ * a step runs. */
+#ifndef NL_SCENARIO_SCENARIO_H
+#define NL_SCENARIO_SCENARIO_H
+
+#include <json-c/json.h>
+#include <nodelet/api.h>
+#include <nodelet/errors.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "marks.h"
+
+/* What a scenario needs from the target it runs against (declared with
+ * `requires:`, and inferred from its steps). */
+enum {
+	NL_REQ_FAULTS = 1u << 0,       /* fault, clearFaults */
+	NL_REQ_JOURNAL = 1u << 1,      /* expect: requests */
+	NL_REQ_VIRTUAL_TIME = 1u << 2, /* advance, expect: agent.sleeps, request timings */
+	NL_REQ_EMBEDDED = 1u << 3,     /* server settings, restartServer, the server's
+	                                  controllers on virtual time */
+	NL_REQ_MOCKAPI = 1u << 4,      /* nodelet-mockapi behaviour a real cluster lacks */
+};
+#define NL_REQ_ALL 0x1fu
+
+/* "faults", "journal", "virtual-time", "embedded", "mockapi"; NULL for an
+ * unknown bit. */
+const char *nl_req_name(unsigned bit);
+/* The bit of a name, 0 when unknown. */
+unsigned nl_req_bit(const char *name);
+
+typedef enum {
+	NL_STEP_FAULT,
+	NL_STEP_CLEAR_FAULTS,
+	NL_STEP_APPLY,
+	NL_STEP_CREATE,
+	NL_STEP_UPDATE,
+	NL_STEP_PATCH,
+	NL_STEP_DELETE,
+	NL_STEP_GET,
+	NL_STEP_WATCH,
+	NL_STEP_SYNC,
+	NL_STEP_START,
+	NL_STEP_STOP,
+	NL_STEP_ADVANCE,
+	NL_STEP_RUN,
+	NL_STEP_RESTART,
+	NL_STEP_RESTART_SERVER,
+	NL_STEP_EXPECT,
+} nl_step_kind;
+
+typedef enum {
+	NL_SYNC_LEASE,
+	NL_SYNC_STATUS,
+	NL_SYNC_CONFIG,
+	NL_SYNC_REGISTER,
+} nl_sync_kind;
+
+/* The step's name as written ("clearFaults"). */
+const char *nl_step_name(nl_step_kind k);
+
+typedef struct {
+	nl_step_kind kind;
+	char path[32];    /* "steps[3]" */
+	json_object *arg; /* the step's value (borrowed from the document; may be NULL) */
+	int64_t usec;     /* advance, run; expect: `within` (0 = check once) */
+	nl_sync_kind sync;
+} nl_step;
+
+typedef struct {
+	char *file; /* as given */
+	char *name;
+	char *description;
+	char **tags;
+	size_t ntags;
+	unsigned requires;    /* NL_REQ_* declared and inferred */
+	int64_t timeout_usec; /* real time for the whole scenario */
+	uint64_t seed;        /* the server's fault PRNG and the agent's jitter */
+	int64_t start_usec;   /* the virtual clock's start */
+	json_object *doc;     /* the document; owns the borrowed values */
+	json_object *vars;    /* `vars:` (borrowed) or NULL */
+	json_object *server;  /* `server:` settings (borrowed) or NULL */
+	json_object *cluster; /* initial objects, includes resolved (owned array) */
+	json_object *agent;   /* `agent:` (borrowed) or NULL */
+	int dynamic_config;   /* agent.dynamicConfig */
+	nl_step *steps;
+	size_t nsteps;
+	nl_marks *marks;
+} nl_scenario;
+
+#define NL_SCENARIO_DEFAULT_TIMEOUT_USEC (60 * INT64_C(1000000))
+#define NL_SCENARIO_DEFAULT_START "2026-01-01T00:00:00Z"
+
+/* Read and parse a scenario file. Includes (`cluster: [{include: F}]`)
+ * are read from fixtures_dir. NL_EIO / NL_EPARSE / NL_EINVAL with
+ * "FILE:LINE:COL: ..." in err. *out belongs to the caller:
+ * nl_scenario_free (accepts NULL). */
+int nl_scenario_load(nl_scenario **out, const char *file, const char *fixtures_dir, nl_err *err);
+/* The same from a buffer; file names it in messages. */
+int nl_scenario_parse(nl_scenario **out, const char *buf, size_t len, const char *file,
+                      const char *fixtures_dir, nl_err *err);
+void nl_scenario_free(nl_scenario *sc);
+
+/* "FILE:LINE" of a document path ("steps[2].expect"), for runtime
+ * messages. */
+void nl_scenario_where(char *out, size_t outlen, const nl_scenario *sc, const char *path);
+
+/* The resources a scenario may name, by kind ("Lease", "Node",
+ * "ConfigMap", "Event", "Namespace"). NULL when unknown, or when
+ * apiVersion (may be NULL) is not the kind's. */
+const nl_resource *nl_scenario_kind(const char *kind, const char *api_version);
+/* "Lease, Node, ConfigMap, Event, Namespace" for messages. */
+const char *nl_scenario_kinds(void);
+
+#endif

@@ -1,0 +1,69 @@
+#!/bin/sh
+# The scenario suite in real-cluster mode (--kubeconfig, real time) against
+# nodelet-mockapi started as a separate process over HTTPS with a client
+# certificate: the code path a real cluster takes. Scenarios that need
+# faults, the journal, virtual time or nodelet-mockapi's own behaviour are
+# skipped with the reason; the rest must pass, and every object they
+# created must be gone afterwards. Skips (77) when the mock has no TLS.
+set -u
+
+RUNNER=${NL_SCENARIO:-./client/nodelet-scenario}
+MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
+FIXTURES=${NL_FIXTURES_DIR:-$(dirname "$0")/../../fixtures}
+work=$(mktemp -d)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+fail() {
+	echo "FAIL: $*"
+	[ -f "$work/tap" ] && cat "$work/tap"
+	[ -f "$work/mock.err" ] && tail -20 "$work/mock.err"
+	exit 1
+}
+
+"$MOCKAPI" --help 2>&1 | grep -q -- --generate-certs ||
+	{ echo "SKIP: nodelet-mockapi has no TLS support (--generate-certs)"; exit 77; }
+
+"$MOCKAPI" --port 0 --generate-certs "$work/pki" --kubeconfig-out "$work/kubeconfig" \
+	>"$work/mock.out" 2>"$work/mock.err" &
+pid=$!
+for _ in $(seq 1 100); do
+	grep -q "listening on" "$work/mock.out" 2>/dev/null && break
+	sleep 0.05
+done
+url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/mock.out")
+[ -n "$url" ] || fail "nodelet-mockapi did not start"
+case "$url" in https://*) ;; *) fail "not HTTPS: $url" ;; esac
+grep -q "client-key-data" "$work/kubeconfig" || fail "no client certificate in the kubeconfig"
+
+# Every object's kind, namespace and name, through the control API with the
+# generated admin certificate (curl when there is one).
+objects() {
+	command -v curl >/dev/null 2>&1 || return 0
+	curl -sf --cacert "$work/pki/ca.crt" --cert "$work/pki/client.crt" \
+		--key "$work/pki/client.key" "$url/mockapi/v1/objects" |
+		grep -o '"kind":"[A-Za-z]*","apiVersion":"[^"]*","metadata":{"name":"[^"]*"\(,"namespace":"[^"]*"\)\?' |
+		sort
+}
+objects >"$work/before"
+
+rc=0
+"$RUNNER" --kubeconfig "$work/kubeconfig" --junit "$work/junit.xml" -j 2 \
+	--fixtures-dir "$FIXTURES" "$FIXTURES/scenarios" >"$work/tap" 2>"$work/runner.err" || rc=$?
+cat "$work/tap"
+[ "$rc" -eq 0 ] || fail "scenarios failed against $url (exit $rc)"
+
+summary=$(tail -1 "$work/tap")
+passed=${summary%% passed*}
+[ "$passed" -ge 6 ] || fail "only $passed scenarios ran against the cluster"
+grep -q "# SKIP requires journal" "$work/tap" || fail "no scenario was skipped for the journal"
+grep -q "(not available with --kubeconfig)" "$work/tap" || fail "skips do not say why"
+grep -q '<testsuite name="nodelet-scenario"' "$work/junit.xml" || fail "no JUnit report"
+
+objects >"$work/after"
+diff "$work/before" "$work/after" >"$work/diff" ||
+	{ cat "$work/diff"; fail "scenarios left objects behind"; }
+echo "PASS: $summary against $url"

@@ -1,0 +1,42 @@
+#!/bin/sh
+# The scenario suite with --server against a nodelet-mockapi process: faults
+# and the journal through its control API, the agent on virtual time, the
+# server reset before each scenario. Scenarios that need the embedded server
+# (its controllers on virtual time, restartServer, server settings) are
+# skipped with the reason; the rest must pass.
+set -u
+
+RUNNER=${NL_SCENARIO:-./client/nodelet-scenario}
+MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
+FIXTURES=${NL_FIXTURES_DIR:-$(dirname "$0")/../../fixtures}
+work=$(mktemp -d)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+"$MOCKAPI" --port 0 >"$work/mock.out" 2>"$work/mock.err" &
+pid=$!
+for _ in $(seq 1 100); do
+	grep -q "listening on" "$work/mock.out" 2>/dev/null && break
+	sleep 0.05
+done
+url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/mock.out")
+[ -n "$url" ] || fail "nodelet-mockapi did not start"
+
+rc=0
+"$RUNNER" --server "$url" --fixtures-dir "$FIXTURES" "$FIXTURES/scenarios" >"$work/tap" 2>&1 || rc=$?
+cat "$work/tap"
+[ "$rc" -eq 0 ] || fail "scenarios failed against $url (exit $rc)"
+grep -q "# SKIP requires .*embedded (not available with --server)" "$work/tap" ||
+	fail "no scenario was skipped for needing the embedded server"
+summary=$(tail -1 "$work/tap")
+passed=${summary%% passed*}
+[ "$passed" -ge 20 ] || fail "only $passed scenarios passed with --server"
+echo "PASS: $summary against $url"
