@@ -1,0 +1,202 @@
+/* Benchmark 2 of issue 11: optimistic updates. INFLIGHT concurrent PUTs of
+ * Leases, spread over the LEASES Leases named PREFIX-0.. in NAMESPACE, each
+ * sent with the resourceVersion of our previous answer (no GET), through the
+ * client library's asynchronous interface on one loop (nl_api_update_async).
+ * Each in-flight slot owns every INFLIGHT-th Lease, so a Lease has at most
+ * one write in flight and a conflict means the server lost track.
+ *
+ * bench_put URL NAMESPACE PREFIX LEASES INFLIGHT SECONDS
+ * Prints updates, updates_per_s, p50_ms, p99_ms, conflicts, failures and the
+ * load generator's own CPU time. */
+#include <curl/curl.h>
+#include <json-c/json.h>
+#include <nodelet/api.h>
+#include <nodelet/client.h>
+#include <nodelet/loop.h>
+#include <nodelet/time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "bench_common.h"
+
+typedef struct put_bench put_bench;
+
+typedef struct {
+	put_bench *b;
+	size_t slot;
+	size_t next; /* index of the next Lease this slot writes */
+	size_t current;
+	int64_t sent_ns;
+} put_slot;
+
+struct put_bench {
+	nl_client *client;
+	const char *ns, *prefix;
+	json_object **leases; /* our latest copy of each Lease */
+	size_t nleases, inflight, active;
+	int64_t deadline;
+	long updates, conflicts, failures;
+	double *lat_ms;
+	size_t nlat, caplat;
+};
+
+static void record(put_bench *b, double ms)
+{
+	if (b->nlat == b->caplat) {
+		size_t cap = b->caplat ? b->caplat * 2 : 65536;
+		double *p = realloc(b->lat_ms, cap * sizeof(*p));
+		if (!p)
+			return;
+		b->lat_ms = p;
+		b->caplat = cap;
+	}
+	b->lat_ms[b->nlat++] = ms;
+}
+
+static void send_next(put_slot *s);
+
+static void on_done(json_object *obj, const nl_result *res, void *payload)
+{
+	put_slot *s = payload;
+	put_bench *b = s->b;
+	if (obj) {
+		b->updates++;
+		record(b, (double)(bench_now_ns() - s->sent_ns) / 1e6);
+		json_object_put(b->leases[s->current]);
+		b->leases[s->current] = json_object_get(obj);
+	} else if (res->code == NL_ECONFLICT) {
+		b->conflicts++;
+	} else {
+		if (b->failures++ < 5)
+			fprintf(stderr, "bench_put: %s\n", res->message);
+	}
+	send_next(s);
+}
+
+static void send_next(put_slot *s)
+{
+	put_bench *b = s->b;
+	if (bench_now_ns() >= b->deadline || b->failures > 100) {
+		b->active--;
+		return;
+	}
+	s->current = s->next;
+	s->next += b->inflight;
+	if (s->next >= b->nleases)
+		s->next = s->slot;
+	json_object *lease = b->leases[s->current];
+	json_object *spec = json_object_object_get(lease, "spec");
+	char now[NL_TIME_BUFSZ], path[256], name[128];
+	nl_time_format_micro(now, nl_time_now());
+	json_object_object_add(spec, "renewTime", json_object_new_string(now));
+	snprintf(name, sizeof(name), "%s-%zu", b->prefix, s->current);
+	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, b->ns, name, NULL);
+	s->sent_ns = bench_now_ns();
+	if (nl_api_update_async(NULL, b->client, path, lease, NULL, on_done, s) != 0) {
+		b->failures++;
+		b->active--;
+	}
+}
+
+/* Our starting copies: one LIST of the namespace. */
+static void load_leases(put_bench *b)
+{
+	char path[256];
+	json_object *list = NULL, *items;
+	nl_result res = NL_RESULT_INIT;
+	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, b->ns, NULL, NULL);
+	if (nl_api_list(&list, b->client, path, NULL, &res) != 0)
+		bench_die("list leases: %s", res.message);
+	if (!json_object_object_get_ex(list, "items", &items))
+		bench_die("list leases: no items");
+	size_t plen = strlen(b->prefix);
+	for (size_t i = 0; i < json_object_array_length(items); i++) {
+		json_object *it = json_object_array_get_idx(items, i);
+		const char *n = json_object_get_string(
+		    json_object_object_get(json_object_object_get(it, "metadata"), "name"));
+		char *end;
+		if (!n || strncmp(n, b->prefix, plen) != 0 || n[plen] != '-')
+			continue;
+		unsigned long k = strtoul(n + plen + 1, &end, 10);
+		if (*end == '\0' && k < b->nleases && !b->leases[k])
+			b->leases[k] = json_object_get(it);
+	}
+	for (size_t k = 0; k < b->nleases; k++)
+		if (!b->leases[k])
+			bench_die("lease %s-%zu does not exist", b->prefix, k);
+	json_object_put(list);
+	nl_result_clear(&res);
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 7)
+		bench_die("usage: bench_put URL NAMESPACE PREFIX LEASES INFLIGHT SECONDS");
+	put_bench b = {.ns = argv[2], .prefix = argv[3]};
+	b.nleases = (size_t)atol(argv[4]);
+	b.inflight = (size_t)atol(argv[5]);
+	double seconds = atof(argv[6]);
+	if (b.nleases < 1 || b.inflight < 1 || b.inflight > b.nleases || seconds <= 0)
+		bench_die("need 1 <= INFLIGHT <= LEASES and SECONDS > 0");
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+
+	nl_loop_options lo;
+	nl_loop_options_init(&lo);
+	lo.max_host_connections = (long)b.inflight;
+	lo.max_total_connections = (long)b.inflight;
+	nl_loop *loop = NULL;
+	if (nl_loop_new(&loop, &lo) != 0)
+		bench_die("nl_loop_new failed");
+	nl_client_options co;
+	nl_client_options_init(&co);
+	co.qps = -1; /* no client-side throttle: we measure the server */
+	co.loop = loop;
+	nl_rest_config cfg = {0};
+	cfg.server = argv[1];
+	nl_err err = {0};
+	if (nl_client_new(&b.client, &cfg, &co, &err) != 0)
+		bench_die("nl_client_new: %s", err.msg);
+	b.leases = calloc(b.nleases, sizeof(*b.leases));
+	put_slot *slots = calloc(b.inflight, sizeof(*slots));
+	if (!b.leases || !slots)
+		bench_die("out of memory");
+	load_leases(&b);
+
+	double cpu0 = cpu_seconds();
+	int64_t t0 = bench_now_ns();
+	b.deadline = t0 + (int64_t)(seconds * 1e9);
+	b.active = b.inflight;
+	for (size_t i = 0; i < b.inflight; i++) {
+		slots[i] = (put_slot){.b = &b, .slot = i, .next = i};
+		send_next(&slots[i]);
+	}
+	while (b.active > 0)
+		if (nl_loop_step(loop, 100) < 0)
+			bench_die("nl_loop_step failed");
+	double secs = (double)(bench_now_ns() - t0) / 1e9;
+	double cpu = cpu_seconds() - cpu0;
+
+	printf("updates=%ld seconds=%.2f updates_per_s=%.0f p50_ms=%.2f p99_ms=%.2f "
+	       "conflicts=%ld failures=%ld client_cpu_pct=%.0f\n",
+	       b.updates, secs, (double)b.updates / secs, bench_percentile(b.lat_ms, b.nlat, 50),
+	       bench_percentile(b.lat_ms, b.nlat, 99), b.conflicts, b.failures, 100.0 * cpu / secs);
+	for (size_t k = 0; k < b.nleases; k++)
+		json_object_put(b.leases[k]);
+	free(b.leases);
+	free(slots);
+	free(b.lat_ms);
+	nl_client_free(b.client);
+	nl_loop_free(loop);
+	curl_global_cleanup();
+	return b.failures || b.conflicts ? 1 : 0;
+}
