@@ -299,9 +299,10 @@ static int url_matches(const char *path, const char *rule)
  * the health roots. */
 static decision discovery_roles(const mock_authz_user *u, const mock_req_attrs *a, const char *path)
 {
-	static const char *const urls[] = {"/livez",    "/readyz",  "/healthz",   "/version",
-	                                   "/version/", "/openapi", "/openapi/*", "/api",
-	                                   "/api/*",    "/apis",    "/apis/*",    NULL};
+	/* /metrics is readable like /healthz here (upstream: system:monitoring). */
+	static const char *const urls[] = {
+	    "/livez",     "/readyz", "/healthz", "/metrics", "/version", "/version/", "/openapi",
+	    "/openapi/*", "/api",    "/api/*",   "/apis",    "/apis/*",  NULL};
 	if (a->res || !path || strcmp(a->verb, "get") != 0 ||
 	    !in_group(u, MOCK_GROUP_AUTHENTICATED))
 		return NO_OPINION;

@@ -78,6 +78,9 @@ typedef struct {
 	/* TLS, authentication, authorization, limits (access.h); NULL: none
 	 * (unit tests). */
 	struct mock_access *access;
+	/* Request counts and latencies for /metrics (metrics.h); NULL: not
+	 * counted (unit tests, fixtures). */
+	struct mock_metrics *metrics;
 } mock_api;
 
 /* First value of a query parameter, or NULL. */

@@ -93,6 +93,12 @@ size_t mock_server_watch_count(mock_server *s);
  * cleanly. Safe to call twice. */
 void mock_server_stop(mock_server *s);
 void mock_server_free(mock_server *s);
+/* Restart a running server as a restarted kube-apiserver would come back:
+ * every connection and watch is closed, then it listens again on the same
+ * port with the same objects (uids, resourceVersions), faults and journal;
+ * the watch cache starts empty, so resuming an older watch is 410. For the
+ * scenario runner's restartServer step. */
+int mock_server_restart(mock_server *s, nl_err *err);
 
 /* --- control API in C, for in-process tests (docs/control-api.md) --- */
 

@@ -11,6 +11,7 @@
 #include "handlers.h"
 #include "internal.h"
 #include "log.h"
+#include "metrics.h"
 #include "negotiation.h"
 #include "watch.h"
 
@@ -263,6 +264,8 @@ void mock_api_handle(mock_api *api, const mock_request *req, mock_response *resp
 		return;
 	}
 	if (mock_control_handle(api, req, resp))
+		return;
+	if (mock_metrics_handle(api, req, resp))
 		return;
 	if (mock_handle_discovery(api, req, resp))
 		return;

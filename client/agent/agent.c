@@ -29,8 +29,13 @@ static int64_t lease_duration_usec(const nl_agent *a)
  * rather than at the next report. */
 static int lease_written(nl_agent *a, int rc)
 {
-	if (rc != 0)
+	/* Atomic: the metrics server thread reads them (agent_metrics.c). */
+	if (rc != 0) {
+		__atomic_add_fetch(&a->lease_renewals_failed, 1, __ATOMIC_RELAXED);
 		return rc;
+	}
+	__atomic_add_fetch(&a->lease_renewals_ok, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&a->last_lease_renew_wall, nl_clock_now(a->clock), __ATOMIC_RELAXED);
 	int64_t now = nl_clock_mono(a->clock);
 	int lapsed = a->last_lease_write && now - a->last_lease_write > lease_duration_usec(a);
 	if (lapsed) {

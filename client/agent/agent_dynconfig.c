@@ -290,3 +290,8 @@ int nl__dynconfig_stop(nl__dynconfig *d)
 	free(d);
 	return rc;
 }
+
+nl_config_controller *nl__dynconfig_controller(nl__dynconfig *d)
+{
+	return d ? d->cc : NULL;
+}

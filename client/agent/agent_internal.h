@@ -36,6 +36,11 @@ struct nl_agent {
 	/* Lease writes, to notice a lapse (the node may have been marked
 	 * Unknown meanwhile) when renewals resume. */
 	int64_t last_lease_write; /* 0 = none yet */
+	/* For --metrics-bind-address (agent_metrics.c): lease writes by
+	 * result and the wall time of the last good one (0 = none); written
+	 * and read with __atomic builtins (the metrics thread reads them). */
+	unsigned long lease_renewals_ok, lease_renewals_failed;
+	int64_t last_lease_renew_wall;
 
 	unsigned long heartbeat_failures;
 };

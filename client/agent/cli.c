@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agent_internal.h"
+#include "agent_metrics.h"
 #include "cli_internal.h"
 #include "config.h"
 
@@ -39,6 +40,8 @@ static void usage(FILE *f)
 	      "                                      explicitly override it\n"
 	      "      --dynamic-config-dir DIR        enable dynamic configuration from the\n"
 	      "                                      Node's config source, checkpointed in DIR\n"
+	      "      --metrics-bind-address IP:PORT  serve /metrics and /healthz there\n"
+	      "                                      (default: off; :PORT for all addresses)\n"
 	      "  -v, --v N                           log verbosity (renewals at 4)\n"
 	      "      --once                          register, renew the lease and report the\n"
 	      "                                      status once, then exit\n"
@@ -100,6 +103,7 @@ enum {
 	OPT_DYNAMIC_DIR,
 	OPT_ONCE,
 	OPT_VERSION,
+	OPT_METRICS_ADDR,
 };
 
 static const struct option long_options[] = {
@@ -111,6 +115,7 @@ static const struct option long_options[] = {
     {"node-labels", required_argument, NULL, OPT_LABELS},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"dynamic-config-dir", required_argument, NULL, OPT_DYNAMIC_DIR},
+    {"metrics-bind-address", required_argument, NULL, OPT_METRICS_ADDR},
     {"v", required_argument, NULL, 'v'},
     {"once", no_argument, NULL, OPT_ONCE},
     {"help", no_argument, NULL, 'h'},
@@ -139,6 +144,9 @@ static int parse_one(nl_cli_options *o, int c, const char *arg)
 		return 0;
 	case OPT_ONCE:
 		o->once = 1;
+		return 0;
+	case OPT_METRICS_ADDR:
+		o->metrics_bind_address = arg;
 		return 0;
 	case OPT_LEASE_DURATION:
 		/* The range is the configuration's to check, with its message. */
@@ -272,9 +280,17 @@ static int run_forever(nl_agent *a, const nl_cli_options *o, const nl_nodelet_co
 	if (o->dynamic_config_dir &&
 	    (rc = nl__dynconfig_start(&dyn, a, o->dynamic_config_dir, cfg, o->flags)) != 0)
 		return rc;
-	if ((rc = nl_agent_start(a)) == 0 && (!dyn || (rc = nl__dynconfig_run(dyn)) == 0))
+	nl__agent_metrics *metrics = NULL;
+	nl_err err = {0};
+	if (o->metrics_bind_address &&
+	    (rc = nl__agent_metrics_start(&metrics, a, nl__dynconfig_controller(dyn),
+	                                  o->metrics_bind_address, &err)) != 0)
+		NL_LOG_ERROR("%s", err.msg);
+	if (rc == 0 && (rc = nl_agent_start(a)) == 0 &&
+	    (!dyn || (rc = nl__dynconfig_run(dyn)) == 0))
 		rc = nl_agent_run(a);
 	nl_agent_stop(a);
+	nl__agent_metrics_stop(metrics);
 	if ((drc = nl__dynconfig_stop(dyn)) != 0)
 		rc = drc;
 	return rc;

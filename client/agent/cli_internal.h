@@ -4,6 +4,7 @@
 #define NL_AGENT_CLI_INTERNAL_H
 
 #include <nodelet/agent.h>
+#include <nodelet/config_controller.h>
 #include <nodelet/nodelet_config.h>
 
 typedef struct {
@@ -12,6 +13,7 @@ typedef struct {
 	const char *config_file;
 	const char *dynamic_config_dir;
 	int once;
+	const char *metrics_bind_address; /* NULL = no metrics server */
 	/* The flags given explicitly (set marks which): the transform's input. */
 	nl_nodelet_config *flags;
 } nl_cli_options;
@@ -40,5 +42,7 @@ int nl__dynconfig_run(nl__dynconfig *d);
 /* Stop and free; returns NL_ECONFIG when a restart could not load any
  * configuration (kubelet would exit), else 0. Accepts NULL. */
 int nl__dynconfig_stop(nl__dynconfig *d);
+/* Its controller, for the node_config_* metrics; d may be NULL. */
+nl_config_controller *nl__dynconfig_controller(nl__dynconfig *d);
 
 #endif

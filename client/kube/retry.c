@@ -37,10 +37,10 @@ int nl_retry_on_error(const nl_backoff *bo, nl_clock *clock, nl_retriable_fn ret
 	nl_backoff b = bo ? *bo : NL_BACKOFF_DEFAULT_RETRY;
 	nl_result local = NL_RESULT_INIT;
 	nl_result *r = res ? res : &local;
-	uint64_t rnd = (uint64_t)nl_clock_mono(clock) ^ (uint64_t)(uintptr_t)payload;
 	int rc = NL_EINVAL;
 	if (!fn || !clock)
 		return NL_EINVAL;
+	uint64_t rnd = (uint64_t)nl_clock_mono(clock) ^ (uint64_t)(uintptr_t)payload;
 	while (b.steps > 0) {
 		nl__result_reset(r);
 		rc = fn(r, payload);

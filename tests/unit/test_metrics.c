@@ -1,0 +1,252 @@
+/* The mock's /metrics: the labels each request gets (as kube-apiserver's
+ * metrics filter), and the text exposition format 0.0.4 — counters,
+ * cumulative histogram buckets, escaping, gauges, the series cap. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../cu_main.h"
+#include "internal.h"
+#include "metrics.h"
+#include "router.h"
+#include "store.h"
+
+typedef struct {
+	const char *method, *path, *watch, *fs, *content_type;
+	const char *verb, *group, *resource, *subresource, *scope;
+} label_case;
+
+static void check_labels(const label_case *c)
+{
+	mock_req_attrs a;
+	mock_metrics_labels l;
+	char verb[16];
+	mock_request_attrs(&a, c->method, c->path, c->watch, c->fs);
+	mock_metrics_labels_of(&l, verb, &a, c->method, c->content_type);
+	CU_ASSERT_STRING_EQUAL(l.verb, c->verb);
+	CU_ASSERT_STRING_EQUAL(l.group, c->group);
+	CU_ASSERT_STRING_EQUAL(l.resource, c->resource);
+	CU_ASSERT_STRING_EQUAL(l.subresource, c->subresource);
+	CU_ASSERT_STRING_EQUAL(l.scope, c->scope);
+	if (strcmp(l.verb, c->verb) != 0 || strcmp(l.scope, c->scope) != 0)
+		fprintf(stderr, "%s %s: verb %s scope %s\n", c->method, c->path, l.verb, l.scope);
+}
+
+static void test_metrics__labels_follow_the_apiserver(void)
+{
+	static const label_case cases[] = {
+	    {"GET", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1", NULL, NULL,
+	     NULL, "GET", "coordination.k8s.io", "leases", "", "resource"},
+	    {"GET", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", NULL, NULL,
+	     NULL, "LIST", "coordination.k8s.io", "leases", "", "namespace"},
+	    {"GET", "/api/v1/configmaps", NULL, NULL, NULL, "LIST", "", "configmaps", "",
+	     "cluster"},
+	    {"GET", "/api/v1/nodes", "true", NULL, NULL, "WATCH", "", "nodes", "", "cluster"},
+	    /* a metadata.name field selector names the object, as RequestInfo */
+	    {"GET", "/api/v1/nodes", "1", "metadata.name=n1", NULL, "WATCH", "", "nodes", "",
+	     "resource"},
+	    {"POST", "/api/v1/namespaces/default/events", NULL, NULL, NULL, "POST", "", "events",
+	     "", "resource"},
+	    {"PUT", "/api/v1/nodes/n1/status", NULL, NULL, NULL, "PUT", "", "nodes", "status",
+	     "resource"},
+	    {"PATCH", "/api/v1/nodes/n1/status", NULL, NULL,
+	     "application/strategic-merge-patch+json", "PATCH", "", "nodes", "status", "resource"},
+	    {"PATCH", "/api/v1/namespaces/default/configmaps/c", NULL, NULL,
+	     "application/apply-patch+yaml", "APPLY", "", "configmaps", "", "resource"},
+	    {"DELETE", "/api/v1/namespaces/default/configmaps", NULL, NULL, NULL, "DELETE", "",
+	     "configmaps", "", "namespace"},
+	    {"GET", "/healthz", NULL, NULL, NULL, "GET", "", "", "", ""},
+	    {"post", "/nope", NULL, NULL, NULL, "POST", "", "", "", ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_labels(&cases[i]);
+}
+
+static char *render(mock_metrics *m, size_t watchers, mock_store *store)
+{
+	nl_buf out;
+	nl_buf_init(&out, 0);
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, m, watchers, store), 0);
+	char *text = nl_buf_detach(&out, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	return text;
+}
+
+static const mock_metrics_labels get_lease = {"GET",     "coordination.k8s.io", "v1", "leases", "",
+                                              "resource"};
+
+static void test_metrics__counter_per_code(void)
+{
+	mock_metrics *m = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_new(&m), 0);
+	mock_metrics_observe(m, &get_lease, 200, 1000);
+	mock_metrics_observe(m, &get_lease, 200, 1000);
+	mock_metrics_observe(m, &get_lease, 404, 1000);
+	char *text = render(m, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "# TYPE apiserver_request_total counter\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(text, "\napiserver_request_total{code=\"200\",component=\"apiserver\","
+	                 "group=\"coordination.k8s.io\",resource=\"leases\",scope=\"resource\","
+	                 "subresource=\"\",verb=\"GET\",version=\"v1\"} 2\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "apiserver_request_total{code=\"404\",component="
+	                                    "\"apiserver\",group=\"coordination.k8s.io\","
+	                                    "resource=\"leases\",scope=\"resource\",subresource="
+	                                    "\"\",verb=\"GET\",version=\"v1\"} 1\n"));
+	free(text);
+	mock_metrics_free(m);
+}
+
+static void test_metrics__histogram_buckets_are_cumulative(void)
+{
+	mock_metrics *m = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_new(&m), 0);
+	mock_metrics_observe(m, &get_lease, 200, 1000);     /* 1 ms: le 0.005 */
+	mock_metrics_observe(m, &get_lease, 200, 300000);   /* 0.3 s: le 0.4 */
+	mock_metrics_observe(m, &get_lease, 200, 90000000); /* 90 s: only +Inf */
+	char *text = render(m, 0, NULL);
+	const char *labels = "{component=\"apiserver\",group=\"coordination.k8s.io\",le=\"%s\","
+	                     "resource=\"leases\",scope=\"resource\",subresource=\"\",verb=\"GET\","
+	                     "version=\"v1\"} %d\n";
+	static const struct {
+		const char *le;
+		int n;
+	} want[] = {{"0.005", 1}, {"0.2", 1}, {"0.4", 2}, {"1", 2},
+	            {"1.25", 2},  {"60", 2},  {"+Inf", 3}};
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(text, "# TYPE apiserver_request_duration_seconds histogram\n"));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char line[512] = "apiserver_request_duration_seconds_bucket";
+		size_t n = strlen(line);
+		snprintf(line + n, sizeof(line) - n, labels, want[i].le, want[i].n);
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, line));
+	}
+	/* 23 buckets and +Inf, as kube-apiserver's */
+	size_t nb = 0;
+	for (const char *p = text; (p = strstr(p, "_bucket{")) != NULL; p++)
+		nb++;
+	CU_ASSERT_EQUAL(nb, 24);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "apiserver_request_duration_seconds_sum{component="
+	                                    "\"apiserver\",group=\"coordination.k8s.io\",resource="
+	                                    "\"leases\",scope=\"resource\",subresource=\"\",verb="
+	                                    "\"GET\",version=\"v1\"} 90.301\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "apiserver_request_duration_seconds_count{component="
+	                                    "\"apiserver\",group=\"coordination.k8s.io\",resource="
+	                                    "\"leases\",scope=\"resource\",subresource=\"\",verb="
+	                                    "\"GET\",version=\"v1\"} 3\n"));
+	free(text);
+	mock_metrics_free(m);
+}
+
+static void test_metrics__label_values_are_escaped(void)
+{
+	mock_metrics *m = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_new(&m), 0);
+	mock_metrics_labels odd = {"G\"T", "", "", "a\\b\nc", "", ""};
+	mock_metrics_observe(m, &odd, 200, 0);
+	char *text = render(m, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "resource=\"a\\\\b\\nc\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "verb=\"G\\\"T\""));
+	free(text);
+	mock_metrics_free(m);
+}
+
+static void test_metrics__every_line_is_exposition_format(void)
+{
+	mock_metrics *m = NULL;
+	mock_store *st = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_new(&m), 0);
+	CU_ASSERT_EQUAL_FATAL(mock_store_new(&st, NULL, NULL), 0);
+	mock_metrics_observe(m, &get_lease, 200, 5);
+	char *text = render(m, 3, st);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text,
+	                              "# TYPE apiserver_longrunning_requests gauge\n"
+	                              "apiserver_longrunning_requests{component=\"apiserver\","
+	                              "verb=\"WATCH\"} 3\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "# TYPE apiserver_storage_objects gauge\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(text, "apiserver_storage_objects{resource=\"leases.coordination.k8s.io\"} 0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "apiserver_storage_objects{resource=\"nodes\"} 0\n"));
+	/* Each line: a comment (# HELP/# TYPE) or `name{labels} value`. */
+	CU_ASSERT_EQUAL(text[strlen(text) - 1], '\n');
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '#') {
+			CU_ASSERT(strncmp(line, "# HELP ", 7) == 0 ||
+			          strncmp(line, "# TYPE ", 7) == 0);
+			continue;
+		}
+		char *brace = strchr(line, '{'), *close = strrchr(line, '}');
+		CU_ASSERT_PTR_NOT_NULL_FATAL(brace);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(close);
+		CU_ASSERT_EQUAL(close[1], ' ');
+		char *end = NULL;
+		strtod(close + 2, &end);
+		CU_ASSERT(end && *end == '\0' && end > close + 2);
+	}
+	free(text);
+	mock_store_free(st);
+	mock_metrics_free(m);
+}
+
+static void test_metrics__series_are_capped(void)
+{
+	mock_metrics *m = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_new(&m), 0);
+	for (int i = 0; i < MOCK_METRICS_MAX_SERIES + 50; i++) {
+		char verb[16];
+		snprintf(verb, sizeof(verb), "X%d", i);
+		mock_metrics_labels l = {verb, "", "", "", "", ""};
+		mock_metrics_observe(m, &l, 200, 0);
+	}
+	char *text = render(m, 0, NULL);
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, "\napiserver_request_total{")) != NULL; p++)
+		n++;
+	CU_ASSERT_EQUAL(n, MOCK_METRICS_MAX_SERIES);
+	free(text);
+	mock_metrics_free(m);
+}
+
+static void test_metrics__served_at_metrics(void)
+{
+	mock_api api;
+	mock_options opts;
+	memset(&api, 0, sizeof(api));
+	mock_options_init(&opts);
+	api.opts = &opts;
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_new(&api.metrics), 0);
+	mock_request req;
+	memset(&req, 0, sizeof(req));
+	req.method = "GET";
+	req.path = "/metrics";
+	mock_response resp;
+	mock_response_init(&resp);
+	CU_ASSERT_EQUAL(mock_metrics_handle(&api, &req, &resp), 1);
+	CU_ASSERT_EQUAL(resp.code, 200);
+	CU_ASSERT_STRING_EQUAL(resp.content_type, "text/plain; version=0.0.4; charset=utf-8");
+	CU_ASSERT_PTR_NOT_NULL(strstr(resp.body.data, "# TYPE apiserver_request_total counter"));
+	mock_response_free(&resp);
+
+	mock_response_init(&resp);
+	req.method = "POST";
+	CU_ASSERT_EQUAL(mock_metrics_handle(&api, &req, &resp), 1);
+	CU_ASSERT_EQUAL(resp.code, 405);
+	mock_response_free(&resp);
+
+	mock_response_init(&resp);
+	req.path = "/metricsx";
+	CU_ASSERT_EQUAL(mock_metrics_handle(&api, &req, &resp), 0);
+	mock_response_free(&resp);
+	mock_metrics_free(api.metrics);
+}
+
+static CU_TestInfo tests[] = {
+    {"labels_follow_the_apiserver", test_metrics__labels_follow_the_apiserver},
+    {"counter_per_code", test_metrics__counter_per_code},
+    {"histogram_buckets_are_cumulative", test_metrics__histogram_buckets_are_cumulative},
+    {"label_values_are_escaped", test_metrics__label_values_are_escaped},
+    {"every_line_is_exposition_format", test_metrics__every_line_is_exposition_format},
+    {"series_are_capped", test_metrics__series_are_capped},
+    {"served_at_metrics", test_metrics__served_at_metrics},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo nl_test_suites[] = {{"metrics", NULL, NULL, NULL, NULL, tests}, CU_SUITE_INFO_NULL};
