@@ -201,11 +201,29 @@ static const char *json_text(json_object *o)
 	return o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "null";
 }
 
+/* Keys this controller adds (status, conditions, taints) go last in
+ * json-c's order: put node, spec and status back in Go's field order, as
+ * the apiserver stores them (found by fuzzing). On NL_ENOMEM the order is
+ * just off, the object still right. */
+static void sort_node(json_object *node)
+{
+	const mock_schema *schema = mock_resource_get(MOCK_KIND_NODE)->schema;
+	mock_schema_sort_object(node, schema);
+	for (size_t i = 0; i < schema->nfields; i++) {
+		json_object *sub = NULL;
+		if (schema->fields[i].type == MOCK_FT_OBJECT && schema->fields[i].sub &&
+		    json_object_object_get_ex(node, schema->fields[i].name, &sub) &&
+		    json_object_is_type(sub, json_type_object))
+			mock_schema_sort_object(sub, schema->fields[i].sub);
+	}
+}
+
 /* Write node (which carries the resourceVersion it was read at, so a
  * concurrent change makes this a 409 and the next pass retries). *out gets
  * the stored object. */
 static int write_node(mock_store *s, json_object *node, json_object **out)
 {
+	sort_node(node);
 	char *json = NULL;
 	size_t len = 0;
 	nl_status *st = NULL;
@@ -401,16 +419,6 @@ static int remove_taint(json_object *spec, const char *key, const char *effect)
 	return 1;
 }
 
-/* NodeSpec's schema, to keep Go's field order when taints is added. */
-static const mock_schema *node_spec_schema(void)
-{
-	const mock_schema *node = mock_resource_get(MOCK_KIND_NODE)->schema;
-	for (size_t i = 0; i < node->nfields; i++)
-		if (strcmp(node->fields[i].name, "spec") == 0)
-			return node->fields[i].sub;
-	return NULL;
-}
-
 static int add_taint(json_object *spec, const char *key, const char *effect, int64_t now)
 {
 	json_object *taints = NULL;
@@ -419,12 +427,6 @@ static int add_taint(json_object *spec, const char *key, const char *effect, int
 	if (!taints || !json_object_is_type(taints, json_type_array)) {
 		taints = json_object_new_array();
 		json_object_object_add(spec, "taints", taints);
-		/* A new key goes last in json-c's order; Go writes taints before
-		 * configSource (found by fuzzing). On NL_ENOMEM the order is just
-		 * off, the object still right. */
-		const mock_schema *ss = node_spec_schema();
-		if (ss)
-			mock_schema_sort_object(spec, ss);
 	}
 	char ts[NL_TIME_BUFSZ];
 	nl_time_format(ts, now);

@@ -187,10 +187,13 @@ static int natural_cmp(const void *pa, const void *pb)
 				}
 			}
 		}
+		/* Go's int64 wraps on a long digit run; so does this (unsigned
+		 * arithmetic, two's complement conversion) instead of signed
+		 * overflow, which is undefined in C (found by fuzzing). */
 		for (ai = i; ai < la && isdigit((unsigned char)a[ai]); ai++)
-			an = an * 10 + (a[ai] - '0');
+			an = (long long)((unsigned long long)an * 10 + (unsigned)(a[ai] - '0'));
 		for (bi = i; bi < lb && isdigit((unsigned char)b[bi]); bi++)
-			bn = bn * 10 + (b[bi] - '0');
+			bn = (long long)((unsigned long long)bn * 10 + (unsigned)(b[bi] - '0'));
 		if (an != bn)
 			return an < bn ? -1 : 1;
 		if (ai != bi)

@@ -42,6 +42,10 @@ int nl_watch_decoder_new(nl_watch_decoder **out, size_t max_event, nl_watch_even
 		free(d);
 		return NL_ENOMEM;
 	}
+	/* Strict: no comments or other json-c extensions (Go's decoder has
+	 * none), and stop at the end of a value instead of looking past it, so
+	 * garbage after an event cannot swallow it depending on the chunking. */
+	json_tokener_set_flags(d->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
 	d->max_event = max_event ? max_event : NL_WATCH_DEFAULT_MAX_EVENT;
 	d->cb = cb;
 	d->payload = payload;
@@ -126,7 +130,13 @@ int nl_watch_decoder_feed(nl_watch_decoder *d, const char *data, size_t len, nl_
 			                  json_tokener_error_desc(e));
 		}
 		size_t used = json_tokener_get_parse_end(d->tok);
-		d->cur += used;
+		/* json-c goes on past the value over whitespace, as far as this
+		 * chunk reaches: that is not the event's, or its size would
+		 * depend on how the stream was split. */
+		size_t own = used;
+		while (own > 0 && is_space(data[own - 1]))
+			own--;
+		d->cur += own;
 		data += used;
 		len -= used;
 		json_tokener_reset(d->tok);

@@ -204,7 +204,8 @@ static void test_controllers__node_lifecycle_writes_once_per_change(void)
 }
 
 /* Found by fuzzing: a taint added to a node with a configSource went after
- * it; Go's NodeSpec writes taints first. */
+ * it, conditions added to a status went after nodeInfo; Go writes taints
+ * and conditions first. */
 static void test_controllers__node_lifecycle_keeps_spec_field_order(void)
 {
 	mock_api api;
@@ -214,7 +215,8 @@ static void test_controllers__node_lifecycle_keeps_spec_field_order(void)
 	mock_store *s = seeded_store(&api, &opts);
 	free(create(s, MOCK_KIND_NODE,
 	            "{\"metadata\":{\"name\":\"n1\"},\"spec\":{\"configSource\":{\"configMap\":{"
-	            "\"namespace\":\"kube-system\",\"name\":\"c\",\"kubeletConfigKey\":\"k\"}}}}"));
+	            "\"namespace\":\"kube-system\",\"name\":\"c\",\"kubeletConfigKey\":\"k\"}}},"
+	            "\"status\":{\"nodeInfo\":{\"kubeletVersion\":\"v1.32.0\"}}}"));
 	CU_ASSERT_EQUAL_FATAL(mock_node_lifecycle_new(&nl, s, 50000000LL, 60000000LL), 0);
 	CU_ASSERT_EQUAL(mock_node_lifecycle_run(nl, t0), 0);
 	CU_ASSERT_TRUE(mock_node_lifecycle_run(nl, t0 + 61000000LL) > 0);
@@ -233,6 +235,12 @@ static void test_controllers__node_lifecycle_keeps_spec_field_order(void)
 	CU_ASSERT_EQUAL_FATAL(n, 2);
 	CU_ASSERT_STRING_EQUAL(keys[0], "taints");
 	CU_ASSERT_STRING_EQUAL(keys[1], "configSource");
+	json_object_object_foreach(nl_json_get_path(node, "status"), sk, sv)
+	{
+		(void)sv;
+		CU_ASSERT_STRING_EQUAL(sk, "conditions"); /* the first key */
+		break;
+	}
 	json_object_put(node);
 	mock_node_lifecycle_free(nl);
 	mock_store_free(s);

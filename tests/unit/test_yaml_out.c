@@ -97,6 +97,14 @@ static void test_yaml_out__empty_object_document(void)
 	assert_yaml("{}", "{}\n");
 }
 
+/* Found by fuzzing: long digit runs in keys overflowed a signed integer.
+ * go-yaml's int64 wraps, so 10^19 compares as negative and sorts first. */
+static void test_yaml_out__long_digit_runs_in_keys_wrap_like_go(void)
+{
+	assert_yaml("{\"k2\":2,\"k99999999999999999999\":1}", "k2: 2\nk99999999999999999999: 1\n");
+	assert_yaml("{\"k2\":2,\"k10000000000000000000\":1}", "k10000000000000000000: 1\nk2: 2\n");
+}
+
 static void test_yaml_out__invalid_json(void)
 {
 	nl_buf b;
@@ -114,6 +122,7 @@ static CU_TestInfo tests[] = {
     {"which_strings_stay_plain", test_yaml_out__which_strings_stay_plain},
     {"long_numeric_strings_are_quoted", test_yaml_out__long_numeric_strings_are_quoted},
     {"empty_object_document", test_yaml_out__empty_object_document},
+    {"long_digit_runs_in_keys_wrap_like_go", test_yaml_out__long_digit_runs_in_keys_wrap_like_go},
     {"invalid_json", test_yaml_out__invalid_json},
     CU_TEST_INFO_NULL,
 };
