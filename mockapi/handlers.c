@@ -4,7 +4,6 @@
 #include "handlers.h"
 
 #include <errno.h>
-#include <math.h>
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
 #include <stdio.h>
@@ -143,33 +142,6 @@ static nl_status *unrecognized(const mock_resource *r, const char *why, const ch
 	                      r->kind, why, summary);
 }
 
-/* json-c reads NaN and Infinity, which are not JSON: Go's decoder stops at
- * them ("invalid character 'N' looking for beginning of value"), and
- * stored they would be written back as invalid JSON. Found by fuzzing. */
-static int has_non_finite(json_object *o)
-{
-	switch (json_object_get_type(o)) {
-	case json_type_double:
-		return !isfinite(json_object_get_double(o));
-	case json_type_array:
-		for (size_t i = 0; i < json_object_array_length(o); i++)
-			if (has_non_finite(json_object_array_get_idx(o, i)))
-				return 1;
-		return 0;
-	case json_type_object: {
-		json_object_object_foreach(o, k, v)
-		{
-			(void)k;
-			if (has_non_finite(v))
-				return 1;
-		}
-		return 0;
-	}
-	default:
-		return 0;
-	}
-}
-
 /* Decode the request body into the kind's canonical object, as the
  * apiserver's decoder does: JSON syntax, group/version/kind, then types.
  * Unknown fields become warnings, or a 400 with fieldValidation=Strict. */
@@ -202,7 +174,7 @@ static json_object *decode_body(const mock_resource *r, const mock_request *req,
 		mock_response_status(resp, unrecognized(r, why, req->body, req->body_len));
 		return NULL;
 	}
-	if (has_non_finite(in)) {
+	if (nl_json_has_non_finite(in)) {
 		json_object_put(in);
 		char why[128];
 		snprintf(why, sizeof(why),

@@ -148,6 +148,12 @@ static int parse_body(patch_req *p)
 	enum json_tokener_error jerr = json_tokener_get_error(tok);
 	int complete = jerr == json_tokener_success && json_tokener_get_parse_end(tok) == len;
 	json_tokener_free(tok);
+	if (complete && o && nl_json_has_non_finite(o)) {
+		json_object_put(o);
+		return answer(p,
+		              nl_status_bad_request("invalid character 'N' looking for beginning "
+		                                    "of value"));
+	}
 	if (complete && !(p->type == PT_MERGE && !o)) {
 		p->patch = o;
 		return 0;

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <nodelet/errors.h>
 #include <nodelet/meta.h>
 
@@ -145,4 +146,28 @@ const char *nl_json_compact(json_object *obj, size_t *len_out)
 	if (len_out)
 		*len_out = len;
 	return s;
+}
+
+int nl_json_has_non_finite(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return !isfinite(json_object_get_double(o));
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			if (nl_json_has_non_finite(json_object_array_get_idx(o, i)))
+				return 1;
+		return 0;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v)
+		{
+			(void)k;
+			if (nl_json_has_non_finite(v))
+				return 1;
+		}
+		return 0;
+	}
+	default:
+		return 0;
+	}
 }

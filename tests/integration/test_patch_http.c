@@ -144,6 +144,24 @@ static void test_patch_http__missing_object_is_404(void)
 	json_object_put(nf);
 }
 
+/* json-c parses NaN/Infinity; stored, they would be served as invalid JSON.
+ * Found by fuzzing: the patch body must be refused like Go's decoder does. */
+static void test_patch_http__non_finite_numbers_are_refused(void)
+{
+	char rv[32];
+	make_cm("nan", rv);
+	json_object *r = call(400, "PATCH", CMS "/nan",
+	                      "{\"metadata\":{\"managedFields\":[{\"manager\":\"x\",\"operation\":"
+	                      "\"Update\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:data\":"
+	                      "NaN}}]}}",
+	                      MERGE, NULL);
+	CU_ASSERT_STRING_EQUAL(str(r, "reason"), "BadRequest");
+	json_object_put(r);
+	json_object *g = call(200, "GET", CMS "/nan", NULL, NULL, NULL);
+	CU_ASSERT_STRING_EQUAL(str(g, "metadata.resourceVersion"), rv);
+	json_object_put(g);
+}
+
 static void test_patch_http__unknown_content_type_is_415(void)
 {
 	json_object *u = call(415, "PATCH", CMS "/nope", "{}", "application/json", NULL);
@@ -345,6 +363,7 @@ static void test_patch_http__server_side_apply_owns_and_conflicts(void)
 }
 
 static CU_TestInfo tests[] = {
+    {"non_finite_numbers_are_refused", test_patch_http__non_finite_numbers_are_refused},
     {"merge_patch_updates_and_records_manager",
      test_patch_http__merge_patch_updates_and_records_manager},
     {"json_patch_applies_operations", test_patch_http__json_patch_applies_operations},

@@ -167,6 +167,20 @@ static void test_meta__rv_parse_rejects_everything_else(void)
 	assert_rv("1_000", NL_EPARSE, 0);
 }
 
+static void test_meta__has_non_finite_finds_nan_and_infinity_anywhere(void)
+{
+	json_object *ok = nl_test_json("{\"a\":[1,2.5,{\"b\":-3.25}],\"c\":\"NaN\"}");
+	json_object *nan = nl_test_json("{\"a\":[1,{\"b\":NaN}]}");
+	json_object *inf = nl_test_json("[-Infinity]");
+	CU_ASSERT_FALSE(nl_json_has_non_finite(ok));
+	CU_ASSERT_TRUE(nl_json_has_non_finite(nan));
+	CU_ASSERT_TRUE(nl_json_has_non_finite(inf));
+	CU_ASSERT_FALSE(nl_json_has_non_finite(NULL));
+	json_object_put(ok);
+	json_object_put(nan);
+	json_object_put(inf);
+}
+
 static void test_meta__json_compact_matches_apiserver_style(void)
 {
 	json_object *o = nl_test_json("{ \"a\" : \"x/y\", \"b\" : [ 1, 2 ], \"c\" : { } }");
@@ -179,6 +193,8 @@ static void test_meta__json_compact_matches_apiserver_style(void)
 }
 
 static CU_TestInfo meta_tests[] = {
+    {"has_non_finite_finds_nan_and_infinity_anywhere",
+     test_meta__has_non_finite_finds_nan_and_infinity_anywhere},
     {"get_path_walks_nested_objects", test_meta__get_path_walks_nested_objects},
     {"get_path_missing_or_through_non_object_is_null",
      test_meta__get_path_missing_or_through_non_object_is_null},

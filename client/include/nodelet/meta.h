@@ -36,4 +36,10 @@ int nl_rv_parse(uint64_t *out, const char *s);
  * Borrowed string owned by obj (json-c semantics). */
 const char *nl_json_compact(json_object *obj, size_t *len_out);
 
+/* Whether a NaN or ±Infinity double occurs anywhere in o. json-c parses
+ * them, but they are not JSON: Go's decoder refuses them ("invalid character
+ * 'N' looking for beginning of value"), and once stored they would be
+ * written back as invalid JSON. Found by fuzzing. */
+int nl_json_has_non_finite(json_object *o);
+
 #endif
