@@ -19,6 +19,7 @@
 #include "gate.h"
 #include "internal.h"
 #include "log.h"
+#include "metrics.h"
 #include "mockapi.h"
 #include "watch.h"
 
@@ -36,6 +37,7 @@ typedef struct {
 	mock_request req;
 	mock_gate_req gate;     /* faults and journal (gate.h) */
 	mock_access_req access; /* identity and in-flight slot (access.h) */
+	int64_t t0;             /* headers in (monotonic µs), for the metrics */
 } req_ctx;
 
 void mock_options_init(mock_options *o)
@@ -149,6 +151,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if (!c)
 			return MHD_NO;
 		nl_buf_init(&c->body, s->opts.max_body);
+		c->t0 = mock_metrics_now();
 		c->too_large = declared_too_large(conn, s->opts.max_body);
 		*con_cls = c;
 		if (!c->too_large)
@@ -185,6 +188,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	/* Authentication and the in-flight limit (access.h); a 429 goes out
 	 * before faults and the journal, as from the apiserver's filter. */
 	if (mock_access_enter(&c->access, &s->api, conn, req, &resp) != 0) {
+		mock_metrics_observe_request(s->api.metrics, req, resp.code,
+		                             mock_metrics_now() - c->t0);
 		enum MHD_Result sent = send_response(conn, &resp);
 		mock_response_free(&resp);
 		return sent;
@@ -205,6 +210,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	MOCK_LOG_V(2, "HTTP verb=%s URI=%s resp=%d bytes=%zu userAgent=\"%s\"", method, url,
 	           resp.code, resp.body.len, req->user_agent ? req->user_agent : "");
+	mock_metrics_observe_request(s->api.metrics, req, resp.code, mock_metrics_now() - c->t0);
 	enum MHD_Result ret = send_response(conn, &resp);
 	mock_gate_leave(&s->api, &c->gate, req, &resp);
 	mock_response_free(&resp);
@@ -248,6 +254,8 @@ int mock_server_new(mock_server **out, const mock_options *o, nl_err *err)
 	s->api.opts = &s->opts;
 	/* First: a bad certificate or token file fails fast. */
 	int rc = mock_access_new(&s->api.access, o, err);
+	if (rc == 0 && mock_metrics_new(&s->api.metrics) != 0)
+		rc = nl_err_set(err, NL_ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = mock_store_new(&s->api.store, o->clock, o->clock_payload);
 	/* The hub observes the store before seeding, so watches can resume from
@@ -268,6 +276,7 @@ int mock_server_new(mock_server **out, const mock_options *o, nl_err *err)
 		mock_watch_hub_free(s->api.watch);
 		mock_store_free(s->api.store);
 		mock_access_free(s->api.access);
+		mock_metrics_free(s->api.metrics);
 		free(s);
 		return rc;
 	}
@@ -368,6 +377,29 @@ void mock_server_stop(mock_server *s)
 	}
 }
 
+int mock_server_restart(mock_server *s, nl_err *err)
+{
+	if (!s->daemon)
+		return nl_err_set(err, NL_EINVAL, "the server is not running");
+	/* Where clients expect it: the port it had, also when it was picked. */
+	s->opts.port = (int)s->api.port;
+	mock_server_stop(s);
+	/* A restarted apiserver begins with an empty watch cache (a resume
+	 * from before is 410) and new threads; the store, faults and journal
+	 * stay, as etcd and the test's setup would. */
+	mock_watch_hub_free(s->api.watch);
+	s->api.watch = NULL;
+	mock_delays_free(s->api.ctl->delays);
+	s->api.ctl->delays = NULL;
+	int rc = mock_watch_hub_new(&s->api.watch, s->api.store,
+	                            s->opts.watch_cache_size ? s->opts.watch_cache_size
+	                                                     : MOCK_WATCH_DEFAULT_CACHE_SIZE,
+	                            s->opts.watch_bookmark_interval * 1000u);
+	if (rc != 0)
+		return nl_err_set(err, rc, "cannot restart the watch hub");
+	return mock_server_start(s, err);
+}
+
 void mock_server_free(mock_server *s)
 {
 	if (!s)
@@ -377,5 +409,6 @@ void mock_server_free(mock_server *s)
 	mock_watch_hub_free(s->api.watch);
 	mock_store_free(s->api.store);
 	mock_access_free(s->api.access);
+	mock_metrics_free(s->api.metrics);
 	free(s);
 }
