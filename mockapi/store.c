@@ -347,33 +347,6 @@ static size_t count_fields(const mock_resource *r)
 	return n;
 }
 
-/* A selectable field's value as the apiserver's field set holds it:
- * strings as they are, booleans "true"/"false", numbers in decimal; NULL
- * when absent (the selector then compares it as ""). */
-static int field_value(char **out, json_object *obj, const char *path)
-{
-	json_object *v = nl_json_get_path(obj, path);
-	const char *s = NULL;
-	char num[32];
-	switch (json_object_get_type(v)) {
-	case json_type_string:
-		s = json_object_get_string(v);
-		break;
-	case json_type_boolean:
-		s = json_object_get_boolean(v) ? "true" : "false";
-		break;
-	case json_type_int:
-		snprintf(num, sizeof(num), "%" PRId64, json_object_get_int64(v));
-		s = num;
-		break;
-	default:
-		*out = NULL;
-		return 0;
-	}
-	*out = strdup(s);
-	return *out ? 0 : NL_ENOMEM;
-}
-
 static const char *const top_order[] = {"kind", "apiVersion", "metadata", NULL};
 /* ObjectMeta's field order in Go, which is the order the apiserver emits. */
 static const char *const meta_order[] = {"name",
@@ -479,7 +452,7 @@ static int entry_index(obj_entry *e, const mock_resource *r, json_object *obj)
 		return NL_ENOMEM;
 	e->nfields = (uint16_t)n;
 	for (size_t i = 0; i < n; i++)
-		if (field_value(&e->fields[i], obj, r->selectable_fields[i]) != 0)
+		if (nl_field_value(&e->fields[i], obj, r->selectable_fields[i]) != 0)
 			return NL_ENOMEM;
 	return 0;
 }

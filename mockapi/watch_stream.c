@@ -23,33 +23,6 @@ void mock__watch_attrs_free(watch_attrs *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* A selectable field's value as the apiserver's field set holds it, like
- * the store's index: strings as they are, booleans and integers in text;
- * NULL when absent. */
-static int field_text(char **out, json_object *obj, const char *path)
-{
-	json_object *v = nl_json_get_path(obj, path);
-	char num[32];
-	const char *s;
-	switch (json_object_get_type(v)) {
-	case json_type_string:
-		s = json_object_get_string(v);
-		break;
-	case json_type_boolean:
-		s = json_object_get_boolean(v) ? "true" : "false";
-		break;
-	case json_type_int:
-		snprintf(num, sizeof(num), "%" PRId64, json_object_get_int64(v));
-		s = num;
-		break;
-	default:
-		*out = NULL;
-		return 0;
-	}
-	*out = strdup(s);
-	return *out ? 0 : NL_ENOMEM;
-}
-
 static int attrs_fill(watch_attrs *a, const mock_resource *r, json_object *obj)
 {
 	const char *name = nl_meta_name(obj);
@@ -71,7 +44,7 @@ static int attrs_fill(watch_attrs *a, const mock_resource *r, json_object *obj)
 		return NL_ENOMEM;
 	a->nfields = n;
 	for (size_t i = 0; i < a->nfields; i++)
-		if (field_text(&a->fields[i], obj, r->selectable_fields[i]) != 0)
+		if (nl_field_value(&a->fields[i], obj, r->selectable_fields[i]) != 0)
 			return NL_ENOMEM;
 	return 0;
 }

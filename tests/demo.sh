@@ -43,12 +43,7 @@ step "what the server logged (-v 2)"
 cat "$work/log"
 echo "the stale update was refused with 409 Conflict"
 
-find_kubectl() {
-	for d in /usr/lib/google-cloud-sdk/bin /usr/share/google-cloud-sdk/bin /opt/google-cloud-sdk/bin; do
-		[ -x "$d/kubectl.1.32" ] && { echo "$d/kubectl.1.32"; return 0; }
-	done
-	command -v kubectl.1.32 2>/dev/null || command -v kubectl 2>/dev/null
-}
+. "$(dirname "$0")/kubectl-lib.sh"
 # NL_KUBECTL="" shows the curl fallback.
 KUBECTL=${NL_KUBECTL-$(find_kubectl || true)}
 k() { "$KUBECTL" --kubeconfig "$work/kubeconfig" --cache-dir "$work/cache" "$@"; }

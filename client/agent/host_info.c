@@ -8,6 +8,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <nodelet/agent.h>
+#include <nodelet/platform.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -15,39 +16,6 @@
 
 /* Go's GOOS/GOARCH spelling, as status.nodeInfo and the kubernetes.io/os
  * and /arch labels have it (the client's User-Agent uses the same). */
-static const char *go_os(void)
-{
-#if defined(__linux__)
-	return "linux";
-#elif defined(__APPLE__)
-	return "darwin";
-#elif defined(__FreeBSD__)
-	return "freebsd";
-#else
-	return "unknown";
-#endif
-}
-
-static const char *go_arch(void)
-{
-#if defined(__x86_64__)
-	return "amd64";
-#elif defined(__aarch64__)
-	return "arm64";
-#elif defined(__i386__)
-	return "386";
-#elif defined(__arm__)
-	return "arm";
-#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
-	return "ppc64le";
-#elif defined(__s390x__)
-	return "s390x";
-#elif defined(__riscv) && __riscv_xlen == 64
-	return "riscv64";
-#else
-	return "unknown";
-#endif
-}
 
 /* The first line of a small file, whitespace-trimmed; "" when unreadable. */
 static void read_line(char *out, size_t outlen, const char *path)
@@ -164,8 +132,8 @@ void nl_host_info_probe(nl_host_info *out)
 	    nl_host_info_os_release(out->os_image, sizeof(out->os_image), "/usr/lib/os-release") !=
 	        0)
 		snprintf(out->os_image, sizeof(out->os_image), "Linux"); /* cAdvisor's default */
-	snprintf(out->operating_system, sizeof(out->operating_system), "%s", go_os());
-	snprintf(out->architecture, sizeof(out->architecture), "%s", go_arch());
+	snprintf(out->operating_system, sizeof(out->operating_system), "%s", nl_platform_os());
+	snprintf(out->architecture, sizeof(out->architecture), "%s", nl_platform_arch());
 	internal_ip(out->internal_ip, sizeof(out->internal_ip));
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES),
 	     page = sysconf(_SC_PAGESIZE);

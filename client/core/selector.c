@@ -2,7 +2,9 @@
  * pkg/labels (lexer + recursive descent, Parse) and pkg/fields
  * (ParseSelector) do, error messages included: clients and kubectl users see
  * these strings in 400 responses. */
+#include <inttypes.h>
 #include <nodelet/errors.h>
+#include <nodelet/meta.h>
 #include <nodelet/names.h>
 #include <nodelet/selector.h>
 
@@ -804,4 +806,28 @@ void nl_field_selector_free(nl_field_selector *sel)
 	}
 	free(sel->terms);
 	free(sel);
+}
+
+int nl_field_value(char **out, json_object *obj, const char *path)
+{
+	json_object *v = nl_json_get_path(obj, path);
+	const char *s = NULL;
+	char num[32];
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		s = json_object_get_string(v);
+		break;
+	case json_type_boolean:
+		s = json_object_get_boolean(v) ? "true" : "false";
+		break;
+	case json_type_int:
+		snprintf(num, sizeof(num), "%" PRId64, json_object_get_int64(v));
+		s = num;
+		break;
+	default:
+		*out = NULL;
+		return 0;
+	}
+	*out = strdup(s);
+	return *out ? 0 : NL_ENOMEM;
 }

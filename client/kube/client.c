@@ -1,6 +1,7 @@
 /* The client handle: configuration checks, the URL and TLS name, the rate
  * limiter, and the blocking call. */
 #include <errno.h>
+#include <nodelet/platform.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,41 +13,6 @@
 void nl_client_options_init(nl_client_options *o)
 {
 	memset(o, 0, sizeof(*o));
-}
-
-/* Go's GOOS/GOARCH spelling, as client-go's User-Agent has it. */
-static const char *go_arch(void)
-{
-#if defined(__x86_64__)
-	return "amd64";
-#elif defined(__aarch64__)
-	return "arm64";
-#elif defined(__i386__)
-	return "386";
-#elif defined(__arm__)
-	return "arm";
-#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
-	return "ppc64le";
-#elif defined(__s390x__)
-	return "s390x";
-#elif defined(__riscv) && __riscv_xlen == 64
-	return "riscv64";
-#else
-	return "unknown";
-#endif
-}
-
-static const char *go_os(void)
-{
-#if defined(__linux__)
-	return "linux";
-#elif defined(__APPLE__)
-	return "darwin";
-#elif defined(__FreeBSD__)
-	return "freebsd";
-#else
-	return "unknown";
-#endif
 }
 
 static void resolve_options(nl_client_options *dst, const nl_client_options *o)
@@ -270,7 +236,7 @@ int nl_client_new(nl_client **out, const nl_rest_config *cfg, const nl_client_op
 		snprintf(c->user_agent, sizeof(c->user_agent), "%s", c->opts.user_agent);
 	else
 		snprintf(c->user_agent, sizeof(c->user_agent), "nodelet/%s (%s/%s)",
-		         PACKAGE_VERSION, go_os(), go_arch());
+		         PACKAGE_VERSION, nl_platform_os(), nl_platform_arch());
 	c->opts.user_agent = NULL; /* borrowed from the caller: copied above */
 	c->loop = c->opts.loop;
 	if (!c->loop) {

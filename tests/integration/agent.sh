@@ -26,14 +26,7 @@ fail() {
 	exit 1
 }
 
-find_kubectl() {
-	for d in /usr/lib/google-cloud-sdk/bin /usr/share/google-cloud-sdk/bin /opt/google-cloud-sdk/bin; do
-		[ -x "$d/kubectl.1.32" ] && { echo "$d/kubectl.1.32"; return 0; }
-	done
-	command -v kubectl.1.32 2>/dev/null && return 0
-	command -v kubectl 2>/dev/null && return 0
-	return 1
-}
+. "$(dirname "$0")/../kubectl-lib.sh"
 
 "$MOCKAPI" --port 0 --kubeconfig-out "$work/kubeconfig" >"$work/server.out" 2>"$work/server.err" &
 mock_pid=$!

@@ -7,15 +7,7 @@
 # ConfigMaps. Skips (exit 77) when no kubectl is installed.
 set -u
 
-find_kubectl() {
-	for d in /usr/lib/google-cloud-sdk/bin /usr/share/google-cloud-sdk/bin /opt/google-cloud-sdk/bin \
-		"$(dirname "$(command -v gcloud 2>/dev/null || echo /nonexistent/x)")"; do
-		[ -x "$d/kubectl.1.32" ] && { echo "$d/kubectl.1.32"; return 0; }
-	done
-	command -v kubectl.1.32 2>/dev/null && return 0
-	command -v kubectl 2>/dev/null && return 0
-	return 1
-}
+. "$(dirname "$0")/../kubectl-lib.sh"
 
 KUBECTL=$(find_kubectl) || { echo "SKIP: no kubectl found"; exit 77; }
 MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}

@@ -311,7 +311,30 @@ static void test_selector__field_each_field_and_exact(void)
 	nl_field_selector_free(sel);
 }
 
+static void test_selector__field_value_as_the_field_set_holds_it(void)
+{
+	json_object *o = nl_test_json("{\"spec\":{\"unschedulable\":true,\"n\":42,"
+	                              "\"s\":\"x\",\"o\":{}},\"type\":\"Normal\"}");
+	char *v = NULL;
+	CU_ASSERT_EQUAL(nl_field_value(&v, o, "spec.unschedulable"), 0);
+	CU_ASSERT_STRING_EQUAL(v, "true");
+	free(v);
+	CU_ASSERT_EQUAL(nl_field_value(&v, o, "spec.n"), 0);
+	CU_ASSERT_STRING_EQUAL(v, "42");
+	free(v);
+	CU_ASSERT_EQUAL(nl_field_value(&v, o, "type"), 0);
+	CU_ASSERT_STRING_EQUAL(v, "Normal");
+	free(v);
+	/* Objects and absent fields have no value (compared as ""). */
+	CU_ASSERT_EQUAL(nl_field_value(&v, o, "spec.o"), 0);
+	CU_ASSERT_PTR_NULL(v);
+	CU_ASSERT_EQUAL(nl_field_value(&v, o, "spec.missing"), 0);
+	CU_ASSERT_PTR_NULL(v);
+	json_object_put(o);
+}
+
 static CU_TestInfo selector_tests[] = {
+    {"field_value_as_the_field_set_holds_it", test_selector__field_value_as_the_field_set_holds_it},
     {"empty_selector_matches_everything", test_selector__empty_selector_matches_everything},
     {"equality_operators", test_selector__equality_operators},
     {"set_operators", test_selector__set_operators},

@@ -41,4 +41,11 @@ int nl_field_selector_each_field(const nl_field_selector *sel,
 const char *nl_field_selector_exact(const nl_field_selector *sel, const char *field);
 void nl_field_selector_free(nl_field_selector *sel);
 
+/* The value a selectable field (a dotted path such as "spec.unschedulable")
+ * has in obj, as the apiserver's field set holds it: strings as they are,
+ * booleans "true"/"false", integers in decimal. *out is a new string the
+ * caller frees, or NULL when the field is absent or of another type (a
+ * selector then compares it as ""). 0 or NL_ENOMEM. */
+int nl_field_value(char **out, json_object *obj, const char *path);
+
 #endif
