@@ -131,17 +131,16 @@ static int64_t mono_usec(void)
 static void config_tick(void *payload)
 {
 	nl__agent_metrics *m = payload;
-	json_object *status = nl_config_controller_status(m->cc);
-	/* Before the first status sync there is no status yet: an empty one
+	/* A new reference; before the first sync it is an empty status, which
 	 * shows "local" everywhere, as kubelet's metrics do. */
-	json_object *empty = status ? NULL : json_object_new_object();
+	json_object *status = nl_config_controller_status(m->cc);
 	nl_buf b;
 	nl_buf_init(&b, 0);
 	char *text = NULL;
-	if (render_config(&b, status ? status : empty) == 0)
+	if (status && render_config(&b, status) == 0)
 		text = nl_buf_detach(&b, NULL);
 	nl_buf_free(&b);
-	json_object_put(empty);
+	json_object_put(status);
 	if (text) {
 		pthread_mutex_lock(&m->lock);
 		free(m->config_text);

@@ -38,8 +38,9 @@ done
 export PKG_CONFIG_PATH="$dest$prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
 pkg-config --exists nodelet || fail "pkg-config does not find nodelet.pc"
 flags=$(pkg-config --cflags --libs nodelet) || fail "pkg-config --cflags --libs nodelet"
+# The build's own flags (e.g. the sanitizers) must match the installed objects.
 # shellcheck disable=SC2086 # word splitting of the flags is intended
-${CC:-cc} -std=c11 -Wall -Werror -o "$work/lease-get" "$top/docs/example/lease-get.c" $flags ||
+${CC:-cc} -std=c11 -Wall -Werror ${NL_BUILD_CFLAGS:-} -o "$work/lease-get" "$top/docs/example/lease-get.c" $flags ${NL_BUILD_LDFLAGS:-} ||
 	fail "example does not build with: $flags"
 
 "$dest$prefix/bin/nodelet-mockapi" --port 0 --kubeconfig-out "$work/kubeconfig" \
