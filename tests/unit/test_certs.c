@@ -281,8 +281,14 @@ static void test_certs__kubeconfig_embeds_credentials(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "  user:\n    token: \"a\\\"b\\\\c\"\n"));
 	CU_ASSERT_PTR_NULL(strstr(text, "certificate-authority-data"));
 
+	CU_ASSERT_PTR_NULL(strstr(text, "insecure-skip-tls-verify"));
+
+	/* client-node 1.x only talks plain HTTP to clusters marked insecure. */
 	CU_ASSERT_EQUAL_FATAL(mock_kubeconfig_write(path, "http://127.0.0.1:8080", &err), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(slurp(path), "  user: {}\n"));
+	text = slurp(path);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "  user: {}\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "    server: http://127.0.0.1:8080\n"
+	                                    "    insecure-skip-tls-verify: true\n"));
 	rm_dir(tmpdir);
 }
 
