@@ -4,6 +4,7 @@
 #include <nodelet/config_source.h>
 #include <nodelet/doc.h>
 #include <nodelet/meta.h>
+#include <nodelet/names.h>
 #include <nodelet/nodelet_config.h>
 
 #include <stdio.h>
@@ -157,6 +158,21 @@ int nl_config_source_check_reference(const nl_config_source *s, nl_err *err)
 		return nl_err_set(err, NL_EINVAL,
 		                  "configMap.kubeletConfigKey: Required value: "
 		                  "kubeletConfigKey must be set");
+	/* The API server validates spec.configSource, but nobody validated the
+	 * annotation: a name such as ".." would change the URL it is fetched
+	 * from, and the key names a file in the checkpoint. Same rules as the
+	 * apiserver's for both. */
+	char why[512];
+	if (nl_name_is_dns1123_label(s->namespace_, why, sizeof(why)) != 0)
+		return nl_err_set(err, NL_EINVAL, "configMap.namespace: Invalid value: \"%s\": %s",
+		                  s->namespace_, why);
+	if (nl_name_is_dns1123_subdomain(s->name, why, sizeof(why)) != 0)
+		return nl_err_set(err, NL_EINVAL, "configMap.name: Invalid value: \"%s\": %s",
+		                  s->name, why);
+	if (nl_name_is_config_key(s->kubelet_config_key, why, sizeof(why)) != 0)
+		return nl_err_set(err, NL_EINVAL,
+		                  "configMap.kubeletConfigKey: Invalid value: \"%s\": %s",
+		                  s->kubelet_config_key, why);
 	return 0;
 }
 

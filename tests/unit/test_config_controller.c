@@ -995,6 +995,21 @@ static void test_config_controller__bad_annotations_are_sync_errors(void)
 	expect_sync_error(&h, "{}",
 	                  "failed to sync: invalid NodeConfigSource, exactly one subfield must be "
 	                  "non-nil, but all were nil");
+	/* Nobody validated the annotation: names that would change the URL the
+	 * ConfigMap is fetched from, or a key that is not a file name, are
+	 * refused before any request (the malicious-server-names scenario
+	 * found the gap). */
+	const char *bad[] = {
+	    "{\"configMap\":{\"namespace\":\"bar\",\"name\":\"..\",\"kubeletConfigKey\":\"k\"}}",
+	    "{\"configMap\":{\"namespace\":\"a/b\",\"name\":\"foo\",\"kubeletConfigKey\":\"k\"}}",
+	    "{\"configMap\":{\"namespace\":\"bar\",\"name\":\"foo\",\"kubeletConfigKey\":"
+	    "\"../meta/assigned\"}}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_sync_error(
+		    &h, bad[i],
+		    "failed to sync: invalid nodelet.io/config-source annotation, see "
+		    "nodelet log for details");
 	CU_ASSERT_EQUAL(h.restarts, 0);
 	/* unassigning clears the standing error */
 	set_node_source(&h, 0, NULL);
