@@ -29,6 +29,7 @@
 
 #include "../../client/agent/cli_internal.h"
 #include "../cu_main.h"
+#include "client_util.h"
 #include "config.h"
 #include "fake_http.h"
 #include "mockapi.h"
@@ -100,20 +101,6 @@ typedef struct {
 	nl_nodelet_config *cfg;
 } fixture;
 
-static nl_client *client_at(const char *url, nl_clock *clock)
-{
-	nl_rest_config cfg = {0};
-	nl_client_options o;
-	nl_client *c = NULL;
-	nl_err err = {0};
-	cfg.server = (char *)url;
-	nl_client_options_init(&o);
-	o.qps = -1;
-	o.clock = clock;
-	CU_ASSERT_EQUAL_FATAL(nl_client_new(&c, &cfg, &o, &err), 0);
-	return c;
-}
-
 /* An agent for node n1 on a fresh fake clock and a fresh server; cfg may be
  * adjusted (x->cfg) before fixture_agent. */
 static void fixture_init(fixture *x)
@@ -123,7 +110,7 @@ static void fixture_init(fixture *x)
 	CU_ASSERT_EQUAL_FATAL(mock_server_reset(srv, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&x->clock, START), 0);
 	virt = x->clock;
-	x->client = client_at(base, x->clock);
+	x->client = nl_test_client_at(base, x->clock, -1);
 	CU_ASSERT_EQUAL_FATAL(nl_nodelet_config_new(&x->cfg), 0);
 }
 
@@ -1065,7 +1052,7 @@ static void test_agent__connection_reset_opens_a_new_connection(void)
 {
 	fake_http *f;
 	CU_ASSERT_EQUAL_FATAL(fake_http_start(&f, ok_handler, NULL), 0);
-	nl_client *c = client_at(fake_http_url(f), NULL);
+	nl_client *c = nl_test_client_at(fake_http_url(f), NULL, -1);
 	json_object *out = NULL;
 	for (int i = 0; i < 2; i++) {
 		CU_ASSERT_EQUAL(nl_api_get(&out, c, "/api/v1/nodes/n1", NULL), 0);
@@ -1102,7 +1089,7 @@ static void test_agent__options_are_checked(void)
 	o.host = &HOST;
 	CU_ASSERT_EQUAL(nl_agent_new(&a, &o, &err), NL_ECONFIG);
 	/* An existing client: its clock is the agent's. */
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	o.rest_config = NULL;
 	o.client = c;
 	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&other, 0), 0);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../cu_main.h"
+#include "client_util.h"
 #include "http_client.h"
 #include "mockapi.h"
 
@@ -45,22 +46,6 @@ static int teardown(void)
 }
 
 /* A client for url; clock NULL = real; qps < 0 = unthrottled. */
-static nl_client *client_at(const char *url, nl_clock *clock, double qps)
-{
-	nl_rest_config cfg = {0};
-	nl_client_options o;
-	nl_client *c = NULL;
-	nl_err err = {0};
-	cfg.server = (char *)url;
-	nl_client_options_init(&o);
-	o.qps = qps;
-	o.clock = clock;
-	int rc = nl_client_new(&c, &cfg, &o, &err);
-	if (rc != 0)
-		fprintf(stderr, "client: %s\n", err.msg);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	return c;
-}
 
 static void add_fault(const char *json)
 {
@@ -108,7 +93,7 @@ static json_object *configmap(const char *name, const char *k, const char *v)
 
 static void test_client__crud_on_a_resource_path(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *cm = configmap("crud", "a", "1"), *created = NULL, *got = NULL, *list = NULL;
 	const char *coll = "/api/v1/namespaces/default/configmaps";
@@ -157,7 +142,7 @@ static void test_client__crud_on_a_resource_path(void)
 
 static void test_client__failed_call_leaves_out_untouched(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	json_object *sentinel = (json_object *)(uintptr_t)0x1;
 	json_object *out = sentinel;
 	CU_ASSERT_EQUAL(nl_api_get(&out, c, "/api/v1/namespaces/default/configmaps/none", NULL),
@@ -169,7 +154,7 @@ static void test_client__failed_call_leaves_out_untouched(void)
 /* 409 Conflict on a stale resourceVersion, with apimachinery's message. */
 static void test_client__stale_update_is_conflict(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *cm = configmap("stale", "a", "1"), *v1 = NULL, *v2 = NULL;
 	CU_ASSERT_EQUAL_FATAL(nl_configmap_create(&v1, c, cm, &res), 0);
@@ -196,7 +181,7 @@ static void test_client__stale_update_is_conflict(void)
 
 static void test_client__delete_preconditions_and_propagation(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *cm = configmap("pre", NULL, NULL), *v1 = NULL, *st = NULL;
 	CU_ASSERT_EQUAL_FATAL(nl_configmap_create(&v1, c, cm, &res), 0);
@@ -228,7 +213,7 @@ static void test_client__delete_preconditions_and_propagation(void)
 /* Every error class the mock answers with a real Status. */
 static void test_client__errors_map_from_the_real_status(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *out = NULL;
 
@@ -293,7 +278,7 @@ static void test_client__errors_map_from_the_real_status(void)
 
 static void test_client__lease_create_renew_and_conflict(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *lease, *created = NULL, *renewed = NULL, *got = NULL, *out = NULL;
 	/* Named "x" to compare with the golden Conflict. */
@@ -350,7 +335,7 @@ static int renew_once(nl_result *res, void *payload)
 
 static void test_client__retry_on_conflict_rereads(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *lease, *v1 = NULL, *v2 = NULL;
 	nl_lease_spec spec = {"retry", 40, 0, 0, 0};
@@ -368,7 +353,7 @@ static void test_client__retry_on_conflict_rereads(void)
 
 static void test_client__node_and_status_subresource(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *node, *created = NULL, *after = NULL, *got = NULL;
 	CU_ASSERT_EQUAL_FATAL(nl_node_new(&node, "worker-1"), 0);
@@ -405,7 +390,7 @@ static void test_client__node_and_status_subresource(void)
 
 static void test_client__event_record_and_list(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *ev = NULL, *list = NULL;
 	nl_event_spec s = {0};
@@ -435,7 +420,7 @@ static void test_client__event_record_and_list(void)
 
 static void test_client__list_pages_and_list_all(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	for (int i = 0; i < 7; i++) {
 		char name[32];
@@ -466,7 +451,7 @@ static void test_client__list_pages_and_list_all(void)
 /* PATCH of each type against the mock, server-side apply included. */
 static void test_client__patch_types(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *cm = configmap("patched", "a", "1"), *out = NULL;
 	const char *path = "/api/v1/namespaces/default/configmaps/patched";
@@ -520,7 +505,7 @@ static void test_client__429_with_retry_after_is_retried(void)
 {
 	nl_clock *clock;
 	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, 0), 0);
-	nl_client *c = client_at(base, clock, -1);
+	nl_client *c = nl_test_client_at(base, clock, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *out = NULL;
 	add_fault("{\"match\":{\"verb\":\"get\",\"resource\":\"namespaces\"},"
@@ -540,7 +525,7 @@ static void test_client__retries_stop_after_ten(void)
 {
 	nl_clock *clock;
 	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, 0), 0);
-	nl_client *c = client_at(base, clock, -1);
+	nl_client *c = nl_test_client_at(base, clock, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *out = NULL;
 	add_fault("{\"match\":{\"verb\":\"get\",\"resource\":\"namespaces\"},"
@@ -563,7 +548,7 @@ static void test_client__5xx_retried_only_with_retry_after(void)
 {
 	nl_clock *clock;
 	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, 0), 0);
-	nl_client *c = client_at(base, clock, -1);
+	nl_client *c = nl_test_client_at(base, clock, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *out = NULL;
 	add_fault("{\"match\":{\"verb\":\"get\",\"resource\":\"namespaces\"},"
@@ -589,7 +574,7 @@ static void test_client__reset_connection_retries_only_gets(void)
 {
 	nl_clock *clock;
 	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, 0), 0);
-	nl_client *c = client_at(base, clock, -1);
+	nl_client *c = nl_test_client_at(base, clock, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *out = NULL;
 	add_fault("{\"match\":{\"verb\":\"get\",\"resource\":\"namespaces\"},"
@@ -602,7 +587,7 @@ static void test_client__reset_connection_retries_only_gets(void)
 	/* A new client (new connection): the mock applies a drop fault to a
 	 * POST only as the first request of a connection. */
 	nl_client_free(c);
-	c = client_at(base, clock, -1);
+	c = nl_test_client_at(base, clock, -1);
 	add_fault("{\"match\":{\"verb\":\"create\",\"resource\":\"configmaps\"},"
 	          "\"action\":{\"drop\":true},\"times\":1}");
 	json_object *cm = configmap("dropped", NULL, NULL);
@@ -619,7 +604,7 @@ static void test_client__reset_connection_retries_only_gets(void)
 
 static void test_client__malformed_body_is_parse_error(void)
 {
-	nl_client *c = client_at(base, NULL, -1);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *out = NULL;
 	add_fault("{\"match\":{\"verb\":\"get\",\"resource\":\"namespaces\"},"
@@ -660,7 +645,7 @@ static void test_client__rate_limit_on_the_clock(void)
 {
 	nl_clock *clock;
 	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, 0), 0);
-	nl_client *c = client_at(base, clock, 0); /* 0 = client-go's 5/10 */
+	nl_client *c = nl_test_client_at(base, clock, 0); /* 0 = client-go's 5/10 */
 	for (int i = 0; i < 15; i++) {
 		json_object *out = NULL;
 		CU_ASSERT_EQUAL(nl_api_get(&out, c, "/api/v1/namespaces/default", NULL), 0);
@@ -695,7 +680,7 @@ static void test_client__connection_refused_is_transport_error(void)
 {
 	char url[64];
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", closed_port());
-	nl_client *c = client_at(url, NULL, -1);
+	nl_client *c = nl_test_client_at(url, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *out = NULL;
 	CU_ASSERT_EQUAL(nl_api_get(&out, c, "/version", &res), NL_ETRANSPORT);
@@ -712,7 +697,7 @@ static void test_client__tls_to_plain_http_is_tls_error(void)
 {
 	char url[64];
 	snprintf(url, sizeof(url), "https://127.0.0.1:%d", mock_server_port(srv));
-	nl_client *c = client_at(url, NULL, -1);
+	nl_client *c = nl_test_client_at(url, NULL, -1);
 	nl_result res = NL_RESULT_INIT;
 	json_object *out = NULL;
 	CU_ASSERT_EQUAL(nl_api_get(&out, c, "/version", &res), NL_ETLS);

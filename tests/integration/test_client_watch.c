@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../cu_main.h"
+#include "client_util.h"
 #include "fake_http.h"
 #include "mockapi.h"
 
@@ -41,19 +42,6 @@ static int teardown(void)
 {
 	mock_server_free(srv);
 	return 0;
-}
-
-static nl_client *client_at(const char *url, nl_clock *clock)
-{
-	nl_rest_config cfg = {0};
-	nl_client_options o;
-	nl_client *c = NULL;
-	cfg.server = (char *)url;
-	nl_client_options_init(&o);
-	o.qps = -1;
-	o.clock = clock;
-	CU_ASSERT_EQUAL_FATAL(nl_client_new(&c, &cfg, &o, NULL), 0);
-	return c;
 }
 
 #define MAX_SEEN 64
@@ -165,7 +153,7 @@ static void assert_names_once(const seen *s, const char *type, int count)
 
 static void test_client_watch__events_in_order_from_a_list(void)
 {
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	const char *path = "/api/v1/namespaces/kube-public/configmaps";
 	char *rv = list_rv(c, path);
 	seen s = {0};
@@ -196,7 +184,7 @@ static void test_client_watch__events_in_order_from_a_list(void)
  * second one's resourceVersion and gets the other three, each once. */
 static void test_client_watch__resume_after_server_disconnect(void)
 {
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_err err = {0};
 	const char *path = "/api/v1/namespaces/default/configmaps";
 	char *rv = list_rv(c, path);
@@ -235,7 +223,7 @@ static int two_requests(void *p)
  * lost. */
 static void test_client_watch__resume_after_server_timeout(void)
 {
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	const char *path = "/api/v1/namespaces/kube-system/configmaps";
 	char *rv = list_rv(c, path);
 	seen s = {0};
@@ -266,7 +254,7 @@ static void test_client_watch__resume_after_server_timeout(void)
  * until restarted. */
 static void test_client_watch__expired_stops_with_gone(void)
 {
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_err err = {0};
 	const char *path = "/api/v1/namespaces/kube-node-lease/configmaps";
 	char *rv = list_rv(c, path);
@@ -302,7 +290,7 @@ static void test_client_watch__expired_stops_with_gone(void)
 /* A resourceVersion older than the watch cache (20 changes here): 410. */
 static void test_client_watch__too_old_resource_version_is_gone(void)
 {
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	const char *path = "/api/v1/namespaces/default/configmaps";
 	char *rv = list_rv(c, path);
 	for (int i = 0; i < 30; i++) {
@@ -330,7 +318,7 @@ static int rv_moved(void *p)
  * reaching on_event, unless asked for. */
 static void test_client_watch__bookmarks_advance_resume_point(void)
 {
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	const char *path = "/api/v1/namespaces/kube-public/leases";
 	char *rv = list_rv(c, "/api/v1/namespaces/kube-public/configmaps");
 	make_cm(c, "default", "bump"); /* the global resourceVersion moves on */
@@ -360,7 +348,7 @@ static void test_client_watch__bookmarks_advance_resume_point(void)
 
 static void test_client_watch__stop_from_inside_the_callback(void)
 {
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	const char *path = "/api/v1/namespaces/kube-public/configmaps";
 	char *rv = list_rv(c, path);
 	seen s = {0};
@@ -453,7 +441,7 @@ static void test_client_watch__cut_mid_event_resumes_without_loss_or_repeat(void
 	CU_ASSERT_EQUAL_FATAL(fake_http_start(&f, scripted, &wi), 0);
 	/* A fake clock: the backoff after the ERROR event takes no real time. */
 	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, 0), 0);
-	nl_client *c = client_at(fake_http_url(f), clock);
+	nl_client *c = nl_test_client_at(fake_http_url(f), clock, -1);
 	seen s = {0};
 	nl_watch *w = watch_from(c, "/api/v1/namespaces/default/configmaps", "10", &s);
 	want_n = 4;
@@ -496,7 +484,7 @@ static void test_client_watch__http_410_is_gone(void)
 {
 	fake_http *f;
 	CU_ASSERT_EQUAL_FATAL(fake_http_start(&f, gone_410, NULL), 0);
-	nl_client *c = client_at(fake_http_url(f), NULL);
+	nl_client *c = nl_test_client_at(fake_http_url(f), NULL, -1);
 	seen s = {0};
 	nl_watch *w = watch_from(c, "/api/v1/nodes", "1", &s);
 	CU_ASSERT_TRUE(run_until(nl_client_loop(c), has_error, &s));

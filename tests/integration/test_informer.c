@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../cu_main.h"
+#include "client_util.h"
 #include "fake_http.h"
 #include "mockapi.h"
 
@@ -37,19 +38,6 @@ static int teardown(void)
 {
 	mock_server_free(srv);
 	return 0;
-}
-
-static nl_client *client_at(const char *url, nl_clock *clock)
-{
-	nl_rest_config cfg = {0};
-	nl_client_options o;
-	nl_client *c = NULL;
-	cfg.server = (char *)url;
-	nl_client_options_init(&o);
-	o.qps = -1;
-	o.clock = clock;
-	CU_ASSERT_EQUAL_FATAL(nl_client_new(&c, &cfg, &o, NULL), 0);
-	return c;
 }
 
 #define MAX_LOG 64
@@ -166,7 +154,7 @@ static int logged(const handled *h, const char *prefix)
 
 static void test_informer__list_then_watch_keeps_cache(void)
 {
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	for (int i = 0; i < 5; i++) {
 		char name[16];
 		snprintf(name, sizeof(name), "pre-%d", i);
@@ -217,7 +205,7 @@ static void test_informer__list_then_watch_keeps_cache(void)
  * watching. */
 static void test_informer__relists_on_410(void)
 {
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	nl_err err = {0};
 	make_cm(c, "kube-node-lease", "a");
 	CU_ASSERT_EQUAL_FATAL(
@@ -297,7 +285,7 @@ static void test_informer__relist_reports_the_difference(void)
 	fake_http *f;
 	pthread_mutex_init(&s.mu, NULL);
 	CU_ASSERT_EQUAL_FATAL(fake_http_start(&f, relist_server, &s), 0);
-	nl_client *c = client_at(fake_http_url(f), NULL);
+	nl_client *c = nl_test_client_at(fake_http_url(f), NULL, -1);
 	handled h = {0};
 	nl_informer *inf = start(c, "/api/v1/namespaces/d/configmaps", &h, 0, 0);
 	want_n = 5;
@@ -323,7 +311,7 @@ static void test_informer__periodic_resync(void)
 {
 	nl_clock *clock;
 	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, 0), 0);
-	nl_client *c = client_at(base, clock);
+	nl_client *c = nl_test_client_at(base, clock, -1);
 	handled h = {0};
 	nl_informer *inf =
 	    start(c, "/api/v1/namespaces/kube-public/configmaps", &h, 30 * NL_USEC_PER_SEC, 0);
@@ -344,7 +332,7 @@ static void test_informer__periodic_resync(void)
 
 static void test_informer__stop_from_a_handler(void)
 {
-	nl_client *c = client_at(base, NULL);
+	nl_client *c = nl_test_client_at(base, NULL, -1);
 	make_cm(c, "default", "stopper-1");
 	make_cm(c, "default", "stopper-2");
 	handled h = {0};
