@@ -15,6 +15,7 @@ struct mock_controllers {
 	const mock_options *opts;
 	unsigned enabled;
 	mock_node_lifecycle *nodes;
+	mock_gc *gc;
 	pthread_mutex_t lock; /* one tick at a time */
 	int64_t last_monitor; /* server clock of the last node pass; 0 = never */
 	uint64_t gc_rv;       /* store resourceVersion after the last collection */
@@ -77,6 +78,120 @@ int mock_controllers_parse(unsigned *out, const char *spec, nl_err *err)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Members of stored JSON text */
+
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && is_ws(*p))
+		p++;
+	return p;
+}
+
+/* p at '"': past the closing quote, or NULL. */
+static const char *skip_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* Past one value (strings, nesting), or NULL. */
+static const char *skip_value(const char *p, const char *end)
+{
+	size_t depth = 0;
+	if (p < end && *p == '"')
+		return skip_string(p, end);
+	if (p < end && *p != '{' && *p != '[') {
+		const char *start = p;
+		while (p < end && *p != ',' && *p != '}' && *p != ']' && !is_ws(*p))
+			p++;
+		return p > start ? p : NULL;
+	}
+	while (p < end) {
+		if (*p == '"') {
+			if (!(p = skip_string(p, end)))
+				return NULL;
+			continue;
+		}
+		if (*p == '{' || *p == '[')
+			depth++;
+		else if ((*p == '}' || *p == ']') && --depth == 0)
+			return p + 1;
+		p++;
+	}
+	return NULL;
+}
+
+/* In the object at p ('{'), the value of member key (klen bytes). */
+static int find_member(const char **val, const char **vend, const char *p, const char *end,
+                       const char *key, size_t klen)
+{
+	p = skip_ws(p, end);
+	if (p >= end)
+		return NL_EPARSE;
+	if (*p != '{')
+		return NL_ENOTFOUND; /* a path through a value that is no object */
+	p = skip_ws(p + 1, end);
+	while (p < end && *p != '}') {
+		const char *k = p, *kend = *p == '"' ? skip_string(p, end) : NULL;
+		if (!kend)
+			return NL_EPARSE;
+		p = skip_ws(kend, end);
+		if (p >= end || *p != ':')
+			return NL_EPARSE;
+		const char *v = skip_ws(p + 1, end);
+		const char *vstop = skip_value(v, end);
+		if (!vstop)
+			return NL_EPARSE;
+		if ((size_t)(kend - k) == klen + 2 && memcmp(k + 1, key, klen) == 0) {
+			*val = v;
+			*vend = vstop;
+			return 0;
+		}
+		p = skip_ws(vstop, end);
+		if (p < end && *p == ',')
+			p = skip_ws(p + 1, end);
+		else if (p < end && *p != '}')
+			return NL_EPARSE;
+	}
+	return p < end ? NL_ENOTFOUND : NL_EPARSE;
+}
+
+int mock__json_member(const char **val, size_t *vlen, const char *json, size_t len,
+                      const char *path)
+{
+	const char *p = json, *end = json + len, *v = NULL, *vend = NULL;
+	while (*path) {
+		size_t klen = strcspn(path, ".");
+		int rc = find_member(&v, &vend, p, end, path, klen);
+		if (rc != 0)
+			return rc;
+		p = v;
+		end = vend;
+		path += klen + (path[klen] == '.');
+	}
+	if (!v)
+		return NL_ENOTFOUND;
+	while (vend > v && is_ws(vend[-1]))
+		vend--;
+	*val = v;
+	*vlen = (size_t)(vend - v);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Running them */
+
 /* The background thread collects garbage at most this often unless a
  * DELETE kicked it: a scan reads every object, and lease renewals change
  * the store all the time. */
@@ -126,7 +241,9 @@ int mock_controllers_new(mock_controllers **out, mock_store *s, const mock_optio
 	c->opts = o;
 	c->enabled = enabled;
 	if (mock_node_lifecycle_new(&c->nodes, s, o->node_monitor_grace_usec,
-	                            o->node_startup_grace_usec) != 0) {
+	                            o->node_startup_grace_usec) != 0 ||
+	    mock_gc_new(&c->gc, s) != 0) {
+		mock_node_lifecycle_free(c->nodes);
 		free(c);
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	}
@@ -159,7 +276,7 @@ static int tick(mock_controllers *c, int throttle)
 	int64_t mono = mono_usec();
 	if ((c->enabled & MOCK_CONTROLLER_GARBAGE_COLLECTOR) && (!c->gc_ran || rv != c->gc_rv) &&
 	    (!throttle || kicked || mono - c->gc_mono >= GC_MIN_INTERVAL_USEC)) {
-		int n = mock_gc_collect(c->store);
+		int n = mock_gc_run(c->gc);
 		work += n > 0 ? n : 0;
 		c->gc_ran = 1;
 		c->gc_rv = mock_store_rv(c->store);
@@ -178,6 +295,7 @@ void mock_controllers_reset(mock_controllers *c)
 {
 	pthread_mutex_lock(&c->lock);
 	mock_node_lifecycle_reset(c->nodes);
+	mock_gc_reset(c->gc);
 	c->last_monitor = 0;
 	c->gc_ran = 0;
 	pthread_mutex_unlock(&c->lock);
@@ -240,6 +358,7 @@ void mock_controllers_free(mock_controllers *c)
 		return;
 	mock_controllers_stop(c);
 	mock_node_lifecycle_free(c->nodes);
+	mock_gc_free(c->gc);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->wait_lock);
 	pthread_cond_destroy(&c->wake);

@@ -40,6 +40,15 @@ void mock_node_lifecycle_reset(mock_node_lifecycle *n);
  * the number of writes made, or a negative NL_E* code. */
 int mock_node_lifecycle_run(mock_node_lifecycle *n, int64_t now);
 
+/* --- looking into stored JSON without parsing it (controllers.c) --- */
+
+/* The value of the member at path (dot-separated keys of nested objects;
+ * keys without escapes) in the JSON text of an object: *val its first byte,
+ * *vlen its length. 0, NL_ENOTFOUND, or NL_EPARSE where the text is not
+ * well-formed. Controllers use it to skip what did not change. */
+int mock__json_member(const char **val, size_t *vlen, const char *json, size_t len,
+                      const char *path);
+
 /* --- garbage collector (garbage_collector.c) --- */
 
 /* Collect until nothing changes: an object whose ownerReferences all name
@@ -48,6 +57,20 @@ int mock_node_lifecycle_run(mock_node_lifecycle *n, int64_t now);
  * A reference to a kind the mock does not serve counts as a live owner.
  * Returns the number of objects deleted or changed, or a negative code. */
 int mock_gc_collect(mock_store *s);
+/* The collector the controller thread runs: mock_gc_collect with memory
+ * between passes. It remembers every object with ownerReferences (its key
+ * and the references' text) and where it left each kind in the store, so a
+ * pass looks only at objects whose references changed, or at every
+ * remembered object after something was deleted (the only way an owner
+ * goes away). Same outcome as mock_gc_collect, without parsing every
+ * dependent on every pass. */
+typedef struct mock_gc mock_gc;
+int mock_gc_new(mock_gc **out, mock_store *s);
+void mock_gc_free(mock_gc *g);
+/* Forget everything: the next pass looks at every object. */
+void mock_gc_reset(mock_gc *g);
+/* One collection (as mock_gc_collect). */
+int mock_gc_run(mock_gc *g);
 /* propagationPolicy Orphan: remove every ownerReference to owner_uid.
  * Returns the number of objects changed, or a negative code. */
 int mock_gc_orphan(mock_store *s, const char *owner_uid);

@@ -155,15 +155,13 @@ static json_object *decode_body(const mock_resource *r, const mock_request *req,
 		                                        req->body, 0));
 		return NULL;
 	}
-	struct json_tokener *tok = json_tokener_new_ex(1000);
-	if (!tok) {
+	json_object *in = NULL;
+	enum json_tokener_error jerr = json_tokener_success;
+	size_t used = 0;
+	if (mock_parse_body(&in, req->body, req->body_len, &jerr, &used) != 0) {
 		mock_response_status(resp, nl_status_internal("out of memory"));
 		return NULL;
 	}
-	json_object *in = json_tokener_parse_ex(tok, req->body, (int)req->body_len);
-	enum json_tokener_error jerr = json_tokener_get_error(tok);
-	size_t used = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
 	if (!in || jerr != json_tokener_success || used != req->body_len) {
 		char why[256];
 		snprintf(why, sizeof(why), "couldn't get version/kind; json parse error: %s",

@@ -20,7 +20,15 @@
  * The controller never sets Ready back to True: that is the kubelet's (the
  * agent's) job. A renewed lease stops the controller from marking the node
  * again; the taints go once the agent posts Ready=True. Taints are added
- * with timeAdded, as SwapNodeControllerTaint does. */
+ * with timeAdded, as SwapNodeControllerTaint does.
+ *
+ * Cost at scale (docs/performance.md): health records and node leases are
+ * kept in hash tables; leases are read from the text of those that changed
+ * since the last pass (spec.renewTime only); a Node is parsed only when it
+ * changed since it was last looked at, when that look wanted a write, or
+ * when its grace period ran out. A node whose object and verdict stand
+ * needs only its lease compared. */
+#include <json-c/linkhash.h>
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
 #include <stdio.h>
@@ -35,7 +43,6 @@
 #define TAINT_PREFIX "node.kubernetes.io/"
 
 typedef struct health {
-	struct health *next;
 	char *name;
 	int64_t probe;
 	int64_t ready_transition;
@@ -45,12 +52,28 @@ typedef struct health {
 	int lease_renew_set;
 	int64_t lease_renew;
 	int seen;
+	/* The last full look: the node's resourceVersion then, the grace
+	 * period that applied, and whether it wanted no write (a node as it
+	 * was then needs no new look until its grace period runs out). */
+	uint64_t node_rv;
+	int64_t grace;
+	int settled;
+	int wanted_write; /* during a look */
 } health;
+
+typedef struct {
+	int present;
+	int renew_set;
+	int64_t renew;
+} lease_seen;
 
 struct mock_node_lifecycle {
 	mock_store *store;
 	int64_t grace, startup_grace;
-	health *head;
+	struct lh_table *health; /* node name -> health */
+	struct lh_table *leases; /* node name -> lease_seen, kube-node-lease */
+	mock_store_mark lease_mark;
+	int leases_primed;
 };
 
 /* Condition type and status → NoSchedule taint key (nodeConditionToTaintKeyStatusMap). */
@@ -81,12 +104,21 @@ static void health_free(health *h)
 	free(h);
 }
 
+static void health_entry_free(struct lh_entry *e)
+{
+	health_free(lh_entry_v(e));
+}
+
+static void lease_entry_free(struct lh_entry *e)
+{
+	free((void *)lh_entry_k(e));
+	free(lh_entry_v(e));
+}
+
 static health *health_find(mock_node_lifecycle *n, const char *name)
 {
-	for (health *h = n->head; h; h = h->next)
-		if (strcmp(h->name, name) == 0)
-			return h;
-	return NULL;
+	void *h = NULL;
+	return lh_table_lookup_ex(n->health, name, &h) ? h : NULL;
 }
 
 static health *health_add(mock_node_lifecycle *n, const char *name)
@@ -96,8 +128,10 @@ static health *health_add(mock_node_lifecycle *n, const char *name)
 		free(h);
 		return NULL;
 	}
-	h->next = n->head;
-	n->head = h;
+	if (lh_table_insert(n->health, h->name, h) != 0) {
+		health_free(h);
+		return NULL;
+	}
 	return h;
 }
 
@@ -138,24 +172,40 @@ int mock_node_lifecycle_new(mock_node_lifecycle **out, mock_store *s, int64_t gr
 	n->store = s;
 	n->grace = grace_usec;
 	n->startup_grace = startup_grace_usec;
+	n->health = lh_kchar_table_new(64, health_entry_free);
+	n->leases = lh_kchar_table_new(64, lease_entry_free);
+	if (!n->health || !n->leases) {
+		mock_node_lifecycle_free(n);
+		return NL_ENOMEM;
+	}
 	*out = n;
 	return 0;
 }
 
+static void table_clear(struct lh_table *t)
+{
+	struct lh_entry *e, *tmp;
+	for (e = lh_table_head(t); e; e = tmp) {
+		tmp = lh_entry_next(e);
+		lh_table_delete_entry(t, e);
+	}
+}
+
 void mock_node_lifecycle_reset(mock_node_lifecycle *n)
 {
-	while (n->head) {
-		health *h = n->head;
-		n->head = h->next;
-		health_free(h);
-	}
+	table_clear(n->health);
+	table_clear(n->leases);
+	n->leases_primed = 0;
 }
 
 void mock_node_lifecycle_free(mock_node_lifecycle *n)
 {
 	if (!n)
 		return;
-	mock_node_lifecycle_reset(n);
+	if (n->health)
+		lh_table_free(n->health);
+	if (n->leases)
+		lh_table_free(n->leases);
 	free(n);
 }
 
@@ -176,24 +226,99 @@ static json_object *find_condition(json_object *node, const char *type)
 	return NULL;
 }
 
-typedef struct {
-	int present;
-	int renew_set;
-	int64_t renew;
-} lease_seen;
+/* ------------------------------------------------------------------------
+ * Node leases, from the text of the ones that changed */
 
-static lease_seen read_lease(mock_store *s, const char *name)
+#define LEASE_PREFIX NODE_LEASE_NAMESPACE "/"
+
+/* spec.renewTime of a stored lease: *set when it is a time. */
+static void lease_renew(lease_seen *l, const char *json, size_t len)
 {
-	lease_seen l = {0, 0, 0};
-	json_object *lease = NULL;
-	if (mock_store_get_object(s, mock_resource_get(MOCK_KIND_LEASE), NODE_LEASE_NAMESPACE, name,
-	                          &lease) != 0)
-		return l;
-	l.present = 1;
-	const char *renew = nl_json_get_string(lease, "spec.renewTime");
-	l.renew_set = renew && nl_time_parse_micro(&l.renew, renew) == 0;
-	json_object_put(lease);
-	return l;
+	const char *v = NULL;
+	size_t n = 0;
+	char ts[64];
+	l->renew_set = 0;
+	if (mock__json_member(&v, &n, json, len, "spec.renewTime") != 0 || n < 2 || v[0] != '"' ||
+	    n - 2 >= sizeof(ts) || memchr(v, '\\', n))
+		return; /* absent, null, or not a time (which has no escapes) */
+	memcpy(ts, v + 1, n - 2);
+	ts[n - 2] = '\0';
+	l->renew_set = nl_time_parse_micro(&l->renew, ts) == 0;
+}
+
+typedef struct {
+	struct lh_table *t;
+	int rc;
+} lease_walk;
+
+/* Under the store's read lock. */
+static int lease_one(const char *key, uint64_t rv, const char *json, size_t len, void *payload)
+{
+	lease_walk *w = payload;
+	void *found = NULL;
+	(void)rv;
+	if (strncmp(key, LEASE_PREFIX, strlen(LEASE_PREFIX)) != 0)
+		return 0;
+	const char *name = key + strlen(LEASE_PREFIX);
+	lease_seen *l = lh_table_lookup_ex(w->t, name, &found) ? found : NULL;
+	if (!l) {
+		char *k = strdup(name);
+		l = calloc(1, sizeof(*l));
+		if (!k || !l || lh_table_insert(w->t, k, l) != 0) {
+			free(k);
+			free(l);
+			return w->rc = NL_ENOMEM;
+		}
+	}
+	l->present = 1;
+	lease_renew(l, json, len);
+	return 0;
+}
+
+/* Bring the lease table up to date: the leases changed since the last
+ * pass, or all of them again after a lease was deleted. */
+static int refresh_leases(mock_node_lifecycle *n)
+{
+	const mock_resource *r = mock_resource_get(MOCK_KIND_LEASE);
+	lease_walk w = {n->leases, 0};
+	mock_store_mark m;
+	uint64_t since = n->leases_primed ? n->lease_mark.rv : 0;
+	int rc = mock_store_visit_since(n->store, r, since, lease_one, &w, &m);
+	if (rc == 0 && w.rc == 0 && n->leases_primed && m.removed != n->lease_mark.removed) {
+		table_clear(n->leases);
+		rc = mock_store_visit_since(n->store, r, 0, lease_one, &w, &m);
+	}
+	if (rc == 0)
+		rc = w.rc;
+	if (rc != 0) {
+		table_clear(n->leases);
+		n->leases_primed = 0;
+		return rc;
+	}
+	n->lease_mark = m;
+	n->leases_primed = 1;
+	return 0;
+}
+
+static lease_seen lease_of(mock_node_lifecycle *n, const char *name)
+{
+	void *l = NULL;
+	lease_seen none = {0, 0, 0};
+	return lh_table_lookup_ex(n->leases, name, &l) ? *(lease_seen *)l : none;
+}
+
+/* Always a fresh probe when the lease was renewed. MicroTime.Before is
+ * false when either renewTime is unset. */
+static void observe_lease(mock_node_lifecycle *n, health *h, int64_t now, lease_seen *lease)
+{
+	*lease = lease_of(n, h->name);
+	if (lease->present && (!h->has_lease || (h->lease_renew_set && lease->renew_set &&
+	                                         h->lease_renew < lease->renew))) {
+		h->has_lease = 1;
+		h->lease_renew_set = lease->renew_set;
+		h->lease_renew = lease->renew;
+		h->probe = now;
+	}
 }
 
 static const char *json_text(json_object *o)
@@ -334,18 +459,8 @@ static int64_t observe(mock_node_lifecycle *n, health **hp, json_object *node, j
 		health_reset(h, now, tr, ready);
 	}
 	*hp = h;
-	if (!h)
-		return grace;
-	/* Always a fresh probe when the lease was renewed. MicroTime.Before is
-	 * false when either renewTime is unset. */
-	*lease = read_lease(n->store, h->name);
-	if (lease->present && (!h->has_lease || (h->lease_renew_set && lease->renew_set &&
-	                                         h->lease_renew < lease->renew))) {
-		h->has_lease = 1;
-		h->lease_renew_set = lease->renew_set;
-		h->lease_renew = lease->renew;
-		h->probe = now;
-	}
+	if (h)
+		observe_lease(n, h, now, lease);
 	return grace;
 }
 
@@ -365,6 +480,7 @@ static int update_health(mock_node_lifecycle *n, health *h, json_object **cur, c
 		json_object_put(copy);
 		return 0;
 	}
+	h->wanted_write = 1;
 	json_object *stored = NULL;
 	int rc = write_node(n->store, copy, &stored);
 	json_object_put(copy);
@@ -489,8 +605,8 @@ static int reconcile_no_execute(json_object *node, json_object *spec, const char
 	return 0;
 }
 
-static int reconcile_taints(mock_node_lifecycle *n, json_object *node, const char *observed_status,
-                            int64_t now)
+static int reconcile_taints(mock_node_lifecycle *n, health *h, json_object *node,
+                            const char *observed_status, int64_t now)
 {
 	json_object *copy = NULL, *spec = NULL;
 	if (json_object_deep_copy(node, &copy, NULL) != 0)
@@ -504,6 +620,7 @@ static int reconcile_taints(mock_node_lifecycle *n, json_object *node, const cha
 	changed |= reconcile_no_execute(copy, spec, observed_status, now);
 	int writes = 0;
 	json_object *stored = NULL;
+	h->wanted_write |= changed;
 	if (changed && write_node(n->store, copy, &stored) == 0) {
 		writes = 1;
 		json_object_put(stored);
@@ -535,57 +652,129 @@ static int monitor_node(mock_node_lifecycle *n, json_object *node, int64_t now)
 		return NL_ENOMEM;
 	}
 	h->seen = 1;
+	h->grace = grace;
+	h->wanted_write = 0;
 	json_object *cur = json_object_get(node);
 	int writes = update_health(n, h, &cur, observed, grace, now, &lease);
 	free(observed);
 	if (writes >= 0) {
-		int w = reconcile_taints(n, cur, observed_status, now);
+		int w = reconcile_taints(n, h, cur, observed_status, now);
 		writes = w < 0 ? w : writes + w;
 	}
 	json_object_put(cur);
+	h->settled = writes >= 0 && !h->wanted_write;
 	return writes;
 }
 
-static int collect_node(const char *json, size_t len, void *payload)
+/* A node of this pass, in key order: a copy of its JSON when it needs a
+ * full look, else only its health record. */
+typedef struct {
+	health *h;
+	char *json; /* NULL: unchanged since a settled look */
+	uint64_t rv;
+} pass_item;
+
+typedef struct {
+	mock_node_lifecycle *n;
+	pass_item *v;
+	size_t len, cap;
+	int rc;
+} pass;
+
+/* Under the store's read lock: no parsing, no store calls. */
+static int collect_node(const char *key, uint64_t rv, const char *json, size_t len, void *payload)
 {
-	json_object *o = json_tokener_parse(json);
-	(void)len;
-	if (!o)
-		return NL_ENOMEM;
-	json_object_array_add(payload, o);
+	pass *p = payload;
+	health *h = health_find(p->n, key);
+	if (p->len == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		pass_item *v = realloc(p->v, cap * sizeof(*v));
+		if (!v)
+			return p->rc = NL_ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	pass_item *it = &p->v[p->len];
+	it->h = h;
+	it->rv = rv;
+	it->json = NULL;
+	if (!h || !h->settled || h->node_rv != rv) {
+		if (!(it->json = malloc(len + 1)))
+			return p->rc = NL_ENOMEM;
+		memcpy(it->json, json, len + 1);
+	}
+	p->len++;
 	return 0;
+}
+
+static int full_look(mock_node_lifecycle *n, const char *json, uint64_t rv, int64_t now)
+{
+	json_object *node = json_tokener_parse(json);
+	if (!node)
+		return NL_ENOMEM;
+	int w = monitor_node(n, node, now);
+	health *h = nl_meta_name(node) ? health_find(n, nl_meta_name(node)) : NULL;
+	if (h)
+		h->node_rv = rv;
+	json_object_put(node);
+	return w;
+}
+
+/* A node unchanged since a settled look: only its lease can move its
+ * probe, and only a probe past the grace period asks for a full look. */
+static int quick_look(mock_node_lifecycle *n, pass_item *it, int64_t now)
+{
+	health *h = it->h;
+	lease_seen lease;
+	h->seen = 1;
+	observe_lease(n, h, now, &lease);
+	if (!(now > h->probe + h->grace))
+		return 0;
+	char *json = NULL;
+	size_t len = 0;
+	if (mock_store_get(n->store, mock_resource_get(MOCK_KIND_NODE), NULL, h->name, &json, &len,
+	                   NULL) != 0)
+		return 0; /* deleted meanwhile: the next pass drops it */
+	/* The lease was just observed: a full look must not count it twice. */
+	int w = full_look(n, json, it->rv, now);
+	free(json);
+	return w;
 }
 
 int mock_node_lifecycle_run(mock_node_lifecycle *n, int64_t now)
 {
-	uint64_t rv = 0;
-	json_object *nodes = json_object_new_array();
-	if (!nodes)
-		return NL_ENOMEM;
-	int rc = mock_store_visit(n->store, mock_resource_get(MOCK_KIND_NODE), NULL, collect_node,
-	                          nodes, &rv, NULL);
-	if (rc != 0) {
-		json_object_put(nodes);
-		return rc;
-	}
-	for (health *h = n->head; h; h = h->next)
-		h->seen = 0;
+	pass p = {n, NULL, 0, 0, 0};
+	mock_store_mark m;
+	int rc = refresh_leases(n);
+	if (rc == 0)
+		rc = mock_store_visit_since(n->store, mock_resource_get(MOCK_KIND_NODE), 0,
+		                            collect_node, &p, &m);
+	if (rc == 0)
+		rc = p.rc;
 	int writes = 0;
-	for (size_t i = 0; i < json_object_array_length(nodes); i++) {
-		int w = monitor_node(n, json_object_array_get_idx(nodes, i), now);
+	if (rc == 0) {
+		struct lh_entry *e;
+		for (e = lh_table_head(n->health); e; e = lh_entry_next(e))
+			((health *)lh_entry_v(e))->seen = 0;
+	}
+	for (size_t i = 0; i < p.len; i++) {
+		int w = 0;
+		if (rc == 0)
+			w = p.v[i].json ? full_look(n, p.v[i].json, p.v[i].rv, now)
+			                : quick_look(n, &p.v[i], now);
 		if (w > 0)
 			writes += w;
+		free(p.v[i].json);
 	}
-	json_object_put(nodes);
+	free(p.v);
+	if (rc != 0)
+		return rc;
 	/* Deleted nodes leave the health map. */
-	for (health **p = &n->head; *p;) {
-		if ((*p)->seen) {
-			p = &(*p)->next;
-		} else {
-			health *dead = *p;
-			*p = dead->next;
-			health_free(dead);
-		}
+	struct lh_entry *e, *tmp;
+	for (e = lh_table_head(n->health); e; e = tmp) {
+		tmp = lh_entry_next(e);
+		if (!((health *)lh_entry_v(e))->seen)
+			lh_table_delete_entry(n->health, e);
 	}
 	return writes;
 }

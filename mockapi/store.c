@@ -51,6 +51,7 @@ typedef struct {
 	const mock_resource *r; /* set by the first write */
 	obj_entry **v;
 	size_t n, cap;
+	uint64_t removed; /* objects removed so far: mock_store_visit_since */
 } table;
 
 struct mock_store {
@@ -307,6 +308,7 @@ static void table_remove(table *t, size_t pos)
 {
 	memmove(t->v + pos, t->v + pos + 1, (t->n - pos - 1) * sizeof(*t->v));
 	t->n--;
+	t->removed++;
 }
 
 static table *table_of(mock_store *s, const mock_resource *r)
@@ -1802,6 +1804,24 @@ int mock_store_visit(mock_store *s, const mock_resource *r, const mock_list_opts
 		return fail_nomem(st);
 	if (rc == 0)
 		*rv_out = current;
+	return rc;
+}
+
+int mock_store_visit_since(mock_store *s, const mock_resource *r, uint64_t since,
+                           mock_store_since_fn fn, void *payload, mock_store_mark *mark)
+{
+	if (!s || !valid_resource(r) || !mark)
+		return NL_EINVAL;
+	int rc = 0;
+	pthread_rwlock_rdlock(&s->lock);
+	const table *t = table_of(s, r);
+	for (size_t i = 0; rc == 0 && fn && i < t->n; i++)
+		if (t->v[i]->rv > since)
+			rc = fn(t->v[i]->key, t->v[i]->rv, t->v[i]->json, t->v[i]->len, payload);
+	mark->rv = s->rv;
+	mark->removed = t->removed;
+	mark->count = t->n;
+	pthread_rwlock_unlock(&s->lock);
 	return rc;
 }
 

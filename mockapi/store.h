@@ -177,4 +177,25 @@ typedef int (*mock_store_visit_fn)(const char *json, size_t len, void *payload);
 int mock_store_visit(mock_store *s, const mock_resource *r, const mock_list_opts *o,
                      mock_store_visit_fn fn, void *payload, uint64_t *rv_out, nl_status **st);
 
+/* For controllers that look only at what changed (controllers.h): one
+ * object's key ("ns/name" or "name"), resourceVersion and JSON, borrowed for
+ * the call. Non-zero stops the walk. */
+typedef int (*mock_store_since_fn)(const char *key, uint64_t rv, const char *json, size_t len,
+                                   void *payload);
+/* Where mock_store_visit_since left a kind: the store's resourceVersion,
+ * how many of the kind's objects were ever removed (only grows), and how
+ * many there are. */
+typedef struct {
+	uint64_t rv;
+	uint64_t removed;
+	size_t count;
+} mock_store_mark;
+/* Under one read lock: fn (may be NULL) for every object of r whose
+ * resourceVersion is above since (every object for 0), in key order, then
+ * *mark. The scan compares integers only, so a caller that remembers the
+ * last mark parses just what changed. fn must not call into the store.
+ * Returns fn's non-zero result. */
+int mock_store_visit_since(mock_store *s, const mock_resource *r, uint64_t since,
+                           mock_store_since_fn fn, void *payload, mock_store_mark *mark);
+
 #endif

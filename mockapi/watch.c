@@ -46,14 +46,27 @@ static void event_free(watch_event *e)
 	if (!e)
 		return;
 	free(e->json);
+	free(e->old_json);
 	mock__watch_attrs_free(&e->now);
 	mock__watch_attrs_free(&e->old);
 	free(e);
 }
 
-/* Built before taking the hub lock: parsing is the costly part. */
-static watch_event *event_new(const mock_resource *r, mock_store_event type, const char *json,
-                              size_t len, const char *old_json, size_t old_len, uint64_t rv)
+static char *dup_json(const char *json, size_t len)
+{
+	char *c = malloc(len + 1);
+	if (c) {
+		memcpy(c, json, len);
+		c[len] = '\0';
+	}
+	return c;
+}
+
+/* Built before taking the hub lock. Copies only: the selector attrs are
+ * parsed later, outside the store's write lock and only if a watcher with
+ * a selection looks at this event (mock__watch_event_attrs). */
+static watch_event *event_new(mock_store_event type, const char *json, size_t len,
+                              const char *old_json, size_t old_len, uint64_t rv)
 {
 	watch_event *e = calloc(1, sizeof(*e));
 	if (!e)
@@ -61,14 +74,13 @@ static watch_event *event_new(const mock_resource *r, mock_store_event type, con
 	e->rv = rv;
 	e->type = type;
 	e->len = len;
-	e->json = malloc(len + 1);
-	if (!e->json || mock__watch_attrs(&e->now, r, json, len) != 0)
+	if (!(e->json = dup_json(json, len)))
 		goto fail;
-	memcpy(e->json, json, len);
-	e->json[len] = '\0';
-	if (type == MOCK_STORE_MODIFIED && old_json &&
-	    mock__watch_attrs(&e->old, r, old_json, old_len) != 0)
-		goto fail;
+	if (type == MOCK_STORE_MODIFIED && old_json) {
+		if (!(e->old_json = dup_json(old_json, old_len)))
+			goto fail;
+		e->old_len = old_len;
+	}
 	return e;
 fail:
 	event_free(e);
@@ -136,7 +148,7 @@ static void on_change(const mock_resource *r, mock_store_event type, const char 
                       const char *old_json, size_t old_len, uint64_t rv, void *payload)
 {
 	mock_watch_hub *h = payload;
-	watch_event *e = event_new(r, type, json, len, old_json, old_len, rv);
+	watch_event *e = event_new(type, json, len, old_json, old_len, rv);
 	pthread_mutex_lock(&h->lock);
 	watch_ring *g = &h->rings[r->id];
 	if (e) {
@@ -185,9 +197,13 @@ static int due(mock_watch_hub *h, mock_watcher *w, int64_t now, int64_t *wake_at
 		return 0;
 	if (w->next_seq < g->first)
 		return 1;
-	for (; w->next_seq < g->first + g->n; w->next_seq++)
-		if (mock__watch_classify(w, mock__watch_ring_at(g, w->next_seq)))
+	for (; w->next_seq < g->first + g->n; w->next_seq++) {
+		watch_event *e = mock__watch_ring_at(g, w->next_seq);
+		/* A failure is the reader's to report: it ends the stream. */
+		if ((w->filtered && mock__watch_event_attrs(e, w->r) != 0) ||
+		    mock__watch_classify(w, e))
 			return 1;
+	}
 	if (now >= w->deadline_ms)
 		return 1;
 	*wake_at = min64(*wake_at, w->deadline_ms);

@@ -8,8 +8,10 @@
 
 #include "watch.h"
 
-/* What selectors look at, taken from an object once when the change is
- * recorded, so each watcher filters without parsing JSON. */
+/* What selectors look at, taken from an object once, the first time a
+ * watcher with a selection needs them (mock__watch_event_attrs), so each
+ * watcher filters without parsing JSON and a write pays nothing for them
+ * while nobody filters. */
 typedef struct {
 	json_object *labels; /* metadata.labels, NULL when none */
 	char *name;
@@ -24,6 +26,9 @@ typedef struct {
 	mock_store_event type;
 	char *json; /* the object (for DELETED its last state, deletion rv) */
 	size_t len;
+	char *old_json; /* MODIFIED: the previous state, until attrs are taken */
+	size_t old_len;
+	int attrs; /* 0: not taken yet, 1: now and old are set, < 0: failed */
 	watch_attrs now;
 	watch_attrs old; /* the previous state; MODIFIED only */
 } watch_event;
@@ -103,8 +108,12 @@ watch_event *mock__watch_ring_at(const watch_ring *g, uint64_t q);
 /* The oldest resourceVersion the ring can resume from. */
 uint64_t mock__watch_ring_oldest(const watch_ring *g);
 
-/* watch_stream.c. The event type this watcher sees for e ("ADDED", ...), or
- * NULL when e is outside its selection before and after. */
+/* watch_stream.c. Take e's attrs (once; under the hub lock). 0, or the
+ * failure (kept, so every filtered watcher of e ends its stream). */
+int mock__watch_event_attrs(watch_event *e, const mock_resource *r);
+/* The event type this watcher sees for e ("ADDED", ...), or NULL when e is
+ * outside its selection before and after. A filtered watcher needs e's
+ * attrs taken first. */
 const char *mock__watch_classify(const mock_watcher *w, const watch_event *e);
 /* Fill w->out with the next line due at now: an event, or a bookmark.
  * 1 when a line is ready, 0 when nothing is due, -1 when the watcher fell

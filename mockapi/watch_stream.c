@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "watch_internal.h"
+#include "write_request.h"
 
 /* ------------------------------------------------------------------------
  * Selector attributes */
@@ -51,12 +52,12 @@ static int attrs_fill(watch_attrs *a, const mock_resource *r, json_object *obj)
 
 int mock__watch_attrs(watch_attrs *a, const mock_resource *r, const char *json, size_t len)
 {
+	json_object *obj = NULL;
+	enum json_tokener_error jerr;
+	size_t end = 0;
 	memset(a, 0, sizeof(*a));
-	struct json_tokener *tok = json_tokener_new();
-	if (!tok)
+	if (mock_parse_body(&obj, json, len, &jerr, &end) != 0)
 		return NL_ENOMEM;
-	json_object *obj = json_tokener_parse_ex(tok, json, (int)len);
-	json_tokener_free(tok);
 	if (!obj)
 		return NL_EPARSE;
 	int rc = attrs_fill(a, r, obj);
@@ -64,6 +65,19 @@ int mock__watch_attrs(watch_attrs *a, const mock_resource *r, const char *json, 
 	if (rc != 0)
 		mock__watch_attrs_free(a);
 	return rc;
+}
+
+int mock__watch_event_attrs(watch_event *e, const mock_resource *r)
+{
+	if (e->attrs == 0) {
+		int rc = mock__watch_attrs(&e->now, r, e->json, e->len);
+		if (rc == 0 && e->old_json)
+			rc = mock__watch_attrs(&e->old, r, e->old_json, e->old_len);
+		e->attrs = rc == 0 ? 1 : rc;
+		free(e->old_json);
+		e->old_json = NULL;
+	}
+	return e->attrs < 0 ? e->attrs : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -210,7 +224,9 @@ int mock__watch_next_line(mock_watcher *w, int64_t now)
 	if (w->next_seq < g->first)
 		return -1; /* fell behind the ring: what it missed is gone */
 	while (w->next_seq < g->first + g->n) {
-		const watch_event *e = mock__watch_ring_at(g, w->next_seq);
+		watch_event *e = mock__watch_ring_at(g, w->next_seq);
+		if (w->filtered && mock__watch_event_attrs(e, w->r) != 0)
+			return -1;
 		const char *type = mock__watch_classify(w, e);
 		w->next_seq++;
 		if (!type)

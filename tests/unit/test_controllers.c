@@ -147,6 +147,114 @@ static void test_controllers__gc_collects_only_without_live_owners(void)
 	mock_store_free(s);
 }
 
+static void update_lease(mock_store *s, const char *ns, const char *name, const char *renew)
+{
+	json_object *o = NULL;
+	CU_ASSERT_EQUAL_FATAL(
+	    mock_store_get_object(s, mock_resource_get(MOCK_KIND_LEASE), ns, name, &o), 0);
+	json_object *spec = json_object_new_object();
+	json_object_object_add(spec, "renewTime", json_object_new_string(renew));
+	json_object_object_add(o, "spec", spec);
+	CU_ASSERT_EQUAL(mock_store_write(s, mock_resource_get(MOCK_KIND_LEASE), MOCK_WRITE_UPDATE,
+	                                 o, NULL, NULL, NULL, NULL, NULL, NULL),
+	                0);
+	json_object_put(o);
+}
+
+static int delete_node(mock_store *s, const char *name)
+{
+	return mock_store_delete(s, mock_resource_get(MOCK_KIND_NODE), NULL, name, NULL, NULL, NULL,
+	                         NULL, NULL);
+}
+
+/* The controller thread's collector remembers dependents between passes;
+ * what it finds must be what a full collection finds. */
+static void test_controllers__gc_remembers_between_passes(void)
+{
+	mock_api api;
+	mock_options opts;
+	char buf[512];
+	mock_gc *g = NULL;
+	mock_store *s = seeded_store(&api, &opts);
+	char *node = create(s, MOCK_KIND_NODE, "{\"metadata\":{\"name\":\"n1\"}}");
+	free(create(s, MOCK_KIND_LEASE,
+	            owned(buf, sizeof(buf), "Lease", "n1", "kube-node-lease", node)));
+	free(create(s, MOCK_KIND_CONFIGMAP,
+	            owned(buf, sizeof(buf), "ConfigMap", "c1", "default", node)));
+	CU_ASSERT_EQUAL_FATAL(mock_gc_new(&g, s), 0);
+	CU_ASSERT_EQUAL(mock_gc_run(g), 0);
+	/* A renewal keeps the references: nothing to do. */
+	update_lease(s, "kube-node-lease", "n1", "2024-01-01T00:00:01.000000Z");
+	CU_ASSERT_EQUAL(mock_gc_run(g), 0);
+	CU_ASSERT_TRUE(exists(s, MOCK_KIND_LEASE, "kube-node-lease", "n1"));
+	/* A new dependent of an owner that never existed goes at once. */
+	free(create(s, MOCK_KIND_CONFIGMAP,
+	            owned(buf, sizeof(buf), "ConfigMap", "c2", "default",
+	                  "00000000-0000-4000-8000-000000000000")));
+	CU_ASSERT_EQUAL(mock_gc_run(g), 1);
+	CU_ASSERT_FALSE(exists(s, MOCK_KIND_CONFIGMAP, "default", "c2"));
+	/* Deleting the owner takes both dependents. */
+	CU_ASSERT_EQUAL(delete_node(s, "n1"), 0);
+	CU_ASSERT_EQUAL(mock_gc_run(g), 2);
+	CU_ASSERT_FALSE(exists(s, MOCK_KIND_LEASE, "kube-node-lease", "n1"));
+	CU_ASSERT_FALSE(exists(s, MOCK_KIND_CONFIGMAP, "default", "c1"));
+	CU_ASSERT_EQUAL(mock_gc_run(g), 0);
+
+	/* Two levels: a ConfigMap owned by a ConfigMap owned by a node. */
+	free(node);
+	node = create(s, MOCK_KIND_NODE, "{\"metadata\":{\"name\":\"n1\"}}");
+	char *mid = create(s, MOCK_KIND_CONFIGMAP,
+	                   owned(buf, sizeof(buf), "ConfigMap", "mid", "default", node));
+	snprintf(
+	    buf, sizeof(buf),
+	    "{\"metadata\":{\"name\":\"leaf\",\"namespace\":\"default\",\"ownerReferences\":"
+	    "[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"mid\",\"uid\":\"%s\"}]}}",
+	    mid);
+	free(create(s, MOCK_KIND_CONFIGMAP, buf));
+	CU_ASSERT_EQUAL(mock_gc_run(g), 0);
+	CU_ASSERT_EQUAL(delete_node(s, "n1"), 0);
+	CU_ASSERT_EQUAL(mock_gc_run(g), 2);
+	CU_ASSERT_FALSE(exists(s, MOCK_KIND_CONFIGMAP, "default", "leaf"));
+
+	/* After a reset everything is looked at again. */
+	mock_gc_reset(g);
+	CU_ASSERT_EQUAL(mock_gc_run(g), 0);
+	free(mid);
+	free(node);
+	mock_gc_free(g);
+	mock_store_free(s);
+}
+
+static void test_controllers__json_member_reads_stored_text(void)
+{
+	const char *json = "{\"kind\":\"Lease\",\"metadata\":{\"name\":\"a\\\"}b\",\"labels\":"
+	                   "{\"x\":\"[{\"},\"ownerReferences\":[{\"uid\":\"u\"}]},\"spec\":{"
+	                   "\"renewTime\":\"2024-01-01T00:00:00.000000Z\",\"n\":12,\"z\":null},"
+	                   "\"x\":[1,{\"a\":[]}]}";
+	const char *v = NULL;
+	size_t n = 0;
+	size_t len = strlen(json);
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "metadata.ownerReferences"), 0);
+	CU_ASSERT_EQUAL(n, strlen("[{\"uid\":\"u\"}]"));
+	CU_ASSERT_EQUAL(strncmp(v, "[{\"uid\":\"u\"}]", n), 0);
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "spec.renewTime"), 0);
+	CU_ASSERT_EQUAL(strncmp(v, "\"2024-01-01T00:00:00.000000Z\"", n), 0);
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "spec.n"), 0);
+	CU_ASSERT_EQUAL(strncmp(v, "12", n), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "spec.z"), 0);
+	CU_ASSERT_EQUAL(n, 4);
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "x"), 0);
+	CU_ASSERT_EQUAL(n, strlen("[1,{\"a\":[]}]"));
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "metadata.name"), 0);
+	CU_ASSERT_EQUAL(n, strlen("\"a\\\"}b\""));
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "metadata.uid"), NL_ENOTFOUND);
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "kind.x"), NL_ENOTFOUND);
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "spec.z.x"), NL_ENOTFOUND);
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, "{\"a\":", 5, "a"), NL_EPARSE);
+	CU_ASSERT_EQUAL(mock__json_member(&v, &n, "{\"a\":\"x", 7, "a"), NL_EPARSE);
+}
+
 static void test_controllers__orphan_removes_only_that_owner(void)
 {
 	mock_api api;
@@ -203,6 +311,62 @@ static void test_controllers__node_lifecycle_writes_once_per_change(void)
 	mock_store_free(s);
 }
 
+static void put_lease(mock_store *s, int64_t renew, int create_it)
+{
+	char ts[NL_TIME_BUFSZ], buf[256];
+	nl_time_format_micro(ts, renew);
+	if (!create_it) {
+		update_lease(s, "kube-node-lease", "n1", ts);
+		return;
+	}
+	snprintf(buf, sizeof(buf),
+	         "{\"metadata\":{\"name\":\"n1\",\"namespace\":\"kube-node-lease\"},\"spec\":{"
+	         "\"renewTime\":\"%s\"}}",
+	         ts);
+	free(create(s, MOCK_KIND_LEASE, buf));
+}
+
+/* Renewals keep an unchanged node healthy without looking at it again;
+ * when they stop, the grace period runs out as before. */
+static void test_controllers__node_lifecycle_follows_lease_renewals(void)
+{
+	mock_api api;
+	mock_options opts;
+	mock_node_lifecycle *nl = NULL;
+	const int64_t t0 = nl_time_now(), sec = 1000000LL;
+	mock_store *s = seeded_store(&api, &opts);
+	char ts[NL_TIME_BUFSZ], buf[512];
+	nl_time_format(ts, t0);
+	snprintf(
+	    buf, sizeof(buf),
+	    "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"conditions\":[{\"type\":\"Ready\","
+	    "\"status\":\"True\",\"lastHeartbeatTime\":\"%s\",\"lastTransitionTime\":\"%s\"}]}}",
+	    ts, ts);
+	free(create(s, MOCK_KIND_NODE, buf));
+	put_lease(s, t0, 1);
+	CU_ASSERT_EQUAL_FATAL(mock_node_lifecycle_new(&nl, s, 50 * sec, 60 * sec), 0);
+	CU_ASSERT_EQUAL(mock_node_lifecycle_run(nl, t0), 0);
+	put_lease(s, t0 + 40 * sec, 0);
+	CU_ASSERT_EQUAL(mock_node_lifecycle_run(nl, t0 + 45 * sec), 0);
+	/* Past t0 + 50 s, but the renewal seen at 45 s holds until 95 s. */
+	CU_ASSERT_EQUAL(mock_node_lifecycle_run(nl, t0 + 90 * sec), 0);
+	/* A lease deleted and created again is read afresh. */
+	CU_ASSERT_EQUAL(mock_store_delete(s, mock_resource_get(MOCK_KIND_LEASE), "kube-node-lease",
+	                                  "n1", NULL, NULL, NULL, NULL, NULL),
+	                0);
+	put_lease(s, t0 + 91 * sec, 1);
+	CU_ASSERT_EQUAL(mock_node_lifecycle_run(nl, t0 + 92 * sec), 0);
+	CU_ASSERT_EQUAL(mock_node_lifecycle_run(nl, t0 + 140 * sec), 0);
+	/* No renewal since 92 s: Unknown (status) and the NoSchedule taint. */
+	uint64_t rv = mock_store_rv(s);
+	CU_ASSERT_EQUAL(mock_node_lifecycle_run(nl, t0 + 143 * sec), 2);
+	CU_ASSERT_EQUAL(mock_store_rv(s), rv + 2);
+	CU_ASSERT_EQUAL(mock_node_lifecycle_run(nl, t0 + 148 * sec), 1);
+	CU_ASSERT_EQUAL(mock_node_lifecycle_run(nl, t0 + 153 * sec), 0);
+	mock_node_lifecycle_free(nl);
+	mock_store_free(s);
+}
+
 /* Found by fuzzing: a taint added to a node with a configSource went after
  * it, conditions added to a status went after nodeInfo; Go writes taints
  * and conditions first. */
@@ -251,9 +415,13 @@ static CU_TestInfo tests[] = {
     {"orphan_policy", test_controllers__orphan_policy},
     {"gc_collects_only_without_live_owners",
      test_controllers__gc_collects_only_without_live_owners},
+    {"gc_remembers_between_passes", test_controllers__gc_remembers_between_passes},
+    {"json_member_reads_stored_text", test_controllers__json_member_reads_stored_text},
     {"orphan_removes_only_that_owner", test_controllers__orphan_removes_only_that_owner},
     {"node_lifecycle_writes_once_per_change",
      test_controllers__node_lifecycle_writes_once_per_change},
+    {"node_lifecycle_follows_lease_renewals",
+     test_controllers__node_lifecycle_follows_lease_renewals},
     {"node_lifecycle_keeps_spec_field_order",
      test_controllers__node_lifecycle_keeps_spec_field_order},
     CU_TEST_INFO_NULL,
