@@ -239,13 +239,17 @@ int mock_access_enter(mock_access_req *ar, mock_api *api, struct MHD_Connection 
 			mock_response_status(resp, nl_status_internal("out of memory"));
 			return 1;
 		}
-		mock_req_attrs attrs;
-		mock_request_attrs(&attrs, req->method, req->path, mock_request_query(req, "watch"),
-		                   NULL);
+		mock_req_attrs own;
+		const mock_req_attrs *attrs = req->attrs;
+		if (!attrs) {
+			mock_request_attrs(&own, req->method, req->path,
+			                   mock_request_query(req, "watch"), NULL);
+			attrs = &own;
+		}
 		/* An unauthenticated request is answered at once: no slot. */
 		int exempt =
 		    ar->unauthenticated || mock_identity_in_group(&ar->id, MOCK_GROUP_MASTERS);
-		if (mock_inflight_enter(&ar->slot, &a->inflight, attrs.verb, exempt) != 0) {
+		if (mock_inflight_enter(&ar->slot, &a->inflight, attrs->verb, exempt) != 0) {
 			MOCK_LOG_V(2, "too many requests in flight: %s %s", req->method, req->path);
 			mock_response_too_many_requests(resp);
 			return 1;
@@ -292,12 +296,16 @@ int mock_access_check(mock_api *api, const mock_request *req, mock_response *res
 	}
 	if (!req->user || mock_control_is_control_path(api, req->path))
 		return 0;
-	mock_req_attrs attrs;
-	mock_request_attrs(&attrs, req->method, req->path, mock_request_query(req, "watch"),
-	                   mock_request_query(req, "fieldSelector"));
+	mock_req_attrs own;
+	const mock_req_attrs *attrs = req->attrs;
+	if (!attrs) {
+		mock_request_attrs(&own, req->method, req->path, mock_request_query(req, "watch"),
+		                   mock_request_query(req, "fieldSelector"));
+		attrs = &own;
+	}
 	mock_authz_user u = {req->user, req->groups, req->ngroups};
 	nl_status *st = NULL;
-	if (mock_authz_check(&st, a->mode, &u, &attrs, req->path, configmap_of, api->store) == 0)
+	if (mock_authz_check(&st, a->mode, &u, attrs, req->path, configmap_of, api->store) == 0)
 		return 0;
 	MOCK_LOG_V(2, "forbidden: %s %s for %s", req->method, req->path, req->user);
 	mock_response_status(resp, st ? st : nl_status_internal("out of memory"));

@@ -175,6 +175,7 @@ static void read_answer(mock_api *api, const mock_request *req, mock_response *r
 	mock_request r = *req;
 	if (strcmp(r.method, "GET") != 0) {
 		r.method = "GET";
+		r.attrs = NULL; /* a get now; the route stays */
 		r.body = NULL;
 		r.body_len = 0;
 		r.body_too_large = 0;
@@ -209,8 +210,12 @@ static void start(mock_api *api, mock_gate_req *g, mock_request *req)
 	g->control = mock_control_is_control_path(api, req->path);
 	if (g->control)
 		return;
-	mock_request_attrs(&g->attrs, req->method, req->path, mock_request_query(req, "watch"),
-	                   mock_request_query(req, "fieldSelector"));
+	if (req->attrs)
+		g->attrs = *req->attrs;
+	else
+		mock_request_attrs(&g->attrs, req->method, req->path,
+		                   mock_request_query(req, "watch"),
+		                   mock_request_query(req, "fieldSelector"));
 	/* "" without authentication (access.h sets req->user). */
 	mock_fault_request fr = {&g->attrs, req->user_agent, req->user ? req->user : ""};
 	g->has_hit = mock_faults_decide(ctl->faults, &fr, &g->hit);
@@ -282,7 +287,8 @@ void mock_gate_leave(mock_api *api, mock_gate_req *g, const mock_request *req,
 		keys[i] = req->query[i].key;
 		values[i] = req->query[i].value;
 	}
-	char *query = mock_journal_query_string(keys, values, req->nquery);
+	/* Most requests have no query: no string to build. */
+	char *query = req->nquery ? mock_journal_query_string(keys, values, req->nquery) : NULL;
 	char reason[64] = "";
 	if (resp)
 		error_reason(reason, sizeof(reason), resp);

@@ -43,6 +43,13 @@ typedef struct {
 	const char *const *groups;
 	size_t ngroups;
 	int unauthenticated; /* credentials were presented and refused: 401 */
+	/* The path's route and the request's audit attributes (router.h), when
+	 * the caller has them: the server computes both once per request for
+	 * the access check, faults, journal, metrics and dispatch. NULL: each
+	 * computes them from path and method. Whoever changes path or method in
+	 * a copy must reset them. */
+	const struct mock_route *route;
+	const struct mock_req_attrs *attrs;
 } mock_request;
 
 typedef struct {

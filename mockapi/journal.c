@@ -5,15 +5,17 @@
 #include <nodelet/errors.h>
 #include <nodelet/time.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* One allocation: the struct, then its strings back to back. */
-typedef struct {
+typedef struct entry {
 	uint64_t seq;
 	int64_t time_usec, duration_usec;
 	size_t request_bytes;
+	size_t room; /* bytes for strings */
 	int code;
 	const char *verb, *resource, *subresource, *group; /* static strings */
 	const char *method, *path, *ns, *name, *query, *reason, *user_agent, *user, *fault;
@@ -25,6 +27,9 @@ struct mock_journal {
 	entry **ring; /* grown on demand up to cap, then reused */
 	size_t cap, alloc, start, n;
 	uint64_t seq;
+	/* The entry a full ring dropped last, for the next record to reuse:
+	 * once full, recording neither allocates nor frees. */
+	_Atomic(struct entry *) spare;
 };
 
 int mock_journal_new(mock_journal **out, size_t cap)
@@ -37,6 +42,7 @@ int mock_journal_new(mock_journal **out, size_t cap)
 		return NL_ERROR;
 	}
 	j->cap = cap;
+	atomic_init(&j->spare, NULL);
 	*out = j;
 	return 0;
 }
@@ -54,33 +60,54 @@ void mock_journal_free(mock_journal *j)
 		return;
 	free_entries(j);
 	free(j->ring);
+	free(atomic_load(&j->spare));
 	pthread_mutex_destroy(&j->lock);
 	free(j);
 }
 
-static size_t slen(const char *s)
+/* The entry's strings in the order they are stored (NULL stored as ""). */
+#define NSTRINGS 9
+static void strings_of(const char *s[NSTRINGS], const mock_journal_in *in)
 {
-	return s ? strlen(s) + 1 : 1;
+	s[0] = in->method;
+	s[1] = in->path;
+	s[2] = in->attrs->ns;
+	s[3] = in->attrs->name;
+	s[4] = in->query;
+	s[5] = in->reason;
+	s[6] = in->user_agent;
+	s[7] = in->user;
+	s[8] = in->fault;
 }
 
-/* Copy s (NULL as "") to *p and point *field at it. */
-static void put(char **p, const char **field, const char *s)
+/* Copy s (NULL as "") of length n - 1 to *p and point *field at it. */
+static void put(char **p, const char **field, const char *s, size_t n)
 {
-	size_t n = slen(s);
 	memcpy(*p, s ? s : "", n);
 	*field = *p;
 	*p += n;
 }
 
-static entry *entry_new(const mock_journal_in *in)
+/* The new entry, in the spare one when its strings fit. */
+static entry *entry_new(mock_journal *j, const mock_journal_in *in)
 {
 	const mock_req_attrs *a = in->attrs;
-	size_t n = slen(in->method) + slen(in->path) + slen(a->ns) + slen(a->name) +
-	           slen(in->query) + slen(in->reason) + slen(in->user_agent) + slen(in->user) +
-	           slen(in->fault);
-	entry *e = malloc(sizeof(*e) + n);
-	if (!e)
-		return NULL;
+	const char *s[NSTRINGS];
+	size_t len[NSTRINGS], n = 0;
+	strings_of(s, in);
+	for (int i = 0; i < NSTRINGS; i++)
+		n += len[i] = s[i] ? strlen(s[i]) + 1 : 1;
+	entry *e = atomic_exchange(&j->spare, NULL);
+	if (e && e->room < n) {
+		free(e);
+		e = NULL;
+	}
+	if (!e) {
+		e = malloc(sizeof(*e) + n);
+		if (!e)
+			return NULL;
+		e->room = n;
+	}
 	char *p = e->strings;
 	e->time_usec = in->time_usec;
 	e->duration_usec = in->duration_usec;
@@ -90,15 +117,15 @@ static entry *entry_new(const mock_journal_in *in)
 	e->resource = a->resource;
 	e->subresource = a->subresource;
 	e->group = a->group;
-	put(&p, &e->method, in->method);
-	put(&p, &e->path, in->path);
-	put(&p, &e->ns, a->ns);
-	put(&p, &e->name, a->name);
-	put(&p, &e->query, in->query);
-	put(&p, &e->reason, in->reason);
-	put(&p, &e->user_agent, in->user_agent);
-	put(&p, &e->user, in->user);
-	put(&p, &e->fault, in->fault);
+	put(&p, &e->method, s[0], len[0]);
+	put(&p, &e->path, s[1], len[1]);
+	put(&p, &e->ns, s[2], len[2]);
+	put(&p, &e->name, s[3], len[3]);
+	put(&p, &e->query, s[4], len[4]);
+	put(&p, &e->reason, s[5], len[5]);
+	put(&p, &e->user_agent, s[6], len[6]);
+	put(&p, &e->user, s[7], len[7]);
+	put(&p, &e->fault, s[8], len[8]);
 	return e;
 }
 
@@ -125,7 +152,7 @@ uint64_t mock_journal_record(mock_journal *j, const mock_journal_in *in)
 {
 	if (!j || j->cap == 0)
 		return 0;
-	entry *e = entry_new(in);
+	entry *e = entry_new(j, in);
 	if (!e)
 		return 0;
 	entry *dropped = NULL;
@@ -145,7 +172,8 @@ uint64_t mock_journal_record(mock_journal *j, const mock_journal_in *in)
 	j->n++;
 	uint64_t seq = e->seq;
 	pthread_mutex_unlock(&j->lock);
-	free(dropped);
+	if (dropped)
+		free(atomic_exchange(&j->spare, dropped));
 	return seq;
 }
 

@@ -128,7 +128,7 @@ static void copy(char *dst, size_t len, const char *src)
 static series_key key_of(const mock_metrics_labels *l)
 {
 	series_key k;
-	memset(&k, 0, sizeof(k)); /* compared with memcmp: no stray bytes */
+	memset(&k, 0, sizeof(k));
 	copy(k.verb, sizeof(k.verb), l->verb);
 	copy(k.group, sizeof(k.group), l->group);
 	copy(k.version, sizeof(k.version), l->version);
@@ -138,11 +138,32 @@ static series_key key_of(const mock_metrics_labels *l)
 	return k;
 }
 
-/* The series for key, added when new; NULL when full. Under the lock. */
-static series *find_series(mock_metrics *m, const series_key *k)
+/* Whether a key field holds v as key_of stores it (cut to the field). */
+static int field_is(const char *field, size_t size, const char *v)
+{
+	if (!v)
+		v = "";
+	size_t n = strnlen(v, size - 1);
+	return memcmp(field, v, n) == 0 && field[n] == '\0';
+}
+
+static int key_is(const series_key *k, const mock_metrics_labels *l)
+{
+	return field_is(k->resource, sizeof(k->resource), l->resource) &&
+	       field_is(k->verb, sizeof(k->verb), l->verb) &&
+	       field_is(k->scope, sizeof(k->scope), l->scope) &&
+	       field_is(k->group, sizeof(k->group), l->group) &&
+	       field_is(k->version, sizeof(k->version), l->version) &&
+	       field_is(k->subresource, sizeof(k->subresource), l->subresource);
+}
+
+/* The series for l, added when new; NULL when full. Under the lock. The
+ * labels are compared in place: building a key costs more than the
+ * search, and a new label set is rare. */
+static series *find_series(mock_metrics *m, const mock_metrics_labels *l)
 {
 	for (size_t i = 0; i < m->n; i++)
-		if (memcmp(&m->series[i].key, k, sizeof(*k)) == 0)
+		if (key_is(&m->series[i].key, l))
 			return &m->series[i];
 	if (m->n == MOCK_METRICS_MAX_SERIES)
 		return NULL;
@@ -156,7 +177,7 @@ static series *find_series(mock_metrics *m, const series_key *k)
 	}
 	series *s = &m->series[m->n++];
 	memset(s, 0, sizeof(*s));
-	s->key = *k;
+	s->key = key_of(l);
 	return s;
 }
 
@@ -179,10 +200,9 @@ void mock_metrics_observe(mock_metrics *m, const mock_metrics_labels *l, int cod
 {
 	if (!m)
 		return;
-	series_key k = key_of(l);
 	double seconds = duration_usec > 0 ? (double)duration_usec / 1e6 : 0;
 	pthread_mutex_lock(&m->lock);
-	series *s = find_series(m, &k);
+	series *s = find_series(m, l);
 	if (s) {
 		size_t b = 0;
 		while (b < NBUCKETS && seconds > buckets[b])
@@ -201,12 +221,16 @@ void mock_metrics_observe_request(mock_metrics *m, const mock_request *req, int 
 {
 	if (!m)
 		return;
-	mock_req_attrs attrs;
+	mock_req_attrs own;
 	mock_metrics_labels l;
 	char verb[16];
-	mock_request_attrs(&attrs, req->method, req->path, mock_request_query(req, "watch"),
-	                   mock_request_query(req, "fieldSelector"));
-	mock_metrics_labels_of(&l, verb, &attrs, req->method, req->content_type);
+	const mock_req_attrs *attrs = req->attrs;
+	if (!attrs) {
+		mock_request_attrs(&own, req->method, req->path, mock_request_query(req, "watch"),
+		                   mock_request_query(req, "fieldSelector"));
+		attrs = &own;
+	}
+	mock_metrics_labels_of(&l, verb, attrs, req->method, req->content_type);
 	mock_metrics_observe(m, &l, code, duration_usec);
 }
 

@@ -68,7 +68,7 @@ typedef struct {
 	unsigned max_requests_inflight;          /* default 400; 0 = no limit */
 	unsigned max_mutating_requests_inflight; /* default 200; 0 = no limit */
 	unsigned max_watches;                    /* default 3072; 0 = no limit */
-	size_t max_header_bytes; /* per-connection memory for the request head; default 64 KiB */
+	size_t max_header_bytes; /* per-connection memory for the request head; default 16 KiB */
 } mock_options;
 
 /* Fill the defaults above. */

@@ -80,7 +80,7 @@ static void usage(FILE *f)
 	        "                                mutating requests in flight (default 200)\n"
 	        "      --max-watches N           concurrent watches, 429 beyond (default 3072)\n"
 	        "      --max-header-bytes N      request line and headers, 431 beyond (default "
-	        "65536)\n"
+	        "16384)\n"
 	        "  -v, --v N                     log verbosity (klog levels; 2 logs every "
 	        "request)\n"
 	        "  -h, --help                    show this help\n"

@@ -53,76 +53,77 @@ static int copy_part(char *dst, size_t dstlen, const char *src)
 	return 0;
 }
 
-/* After the group/version prefix: [namespaces/<ns>/]<plural>[/<name>[/<sub>]]. */
-static mock_route route_resource(const char *group, const char *version, char **seg, int n)
+/* After the group/version prefix: [namespaces/<ns>/]<plural>[/<name>[/<sub>]].
+ * rt comes zeroed and stays MOCK_ROUTE_NONE for a path that names nothing. */
+static void route_resource(mock_route *rt, const char *group, const char *version, char **seg,
+                           int n)
 {
-	mock_route rt;
-	memset(&rt, 0, sizeof(rt));
+	const mock_resource *r = NULL;
 	int i = 0;
 
 	/* "namespaces/<ns>/<plural>..." is a namespaced path, but
 	 * "namespaces" and "namespaces/<name>" name the Namespace kind itself. */
-	if (n >= 3 && strcmp(seg[0], "namespaces") == 0 && group[0] == '\0' &&
-	    mock_resource_find(group, version, seg[2]) &&
-	    mock_resource_find(group, version, seg[2])->namespaced) {
-		if (copy_part(rt.ns, sizeof(rt.ns), seg[1]) != 0)
-			rt.bad_name = 1;
-		i = 2;
-	} else if (n >= 3 && strcmp(seg[0], "namespaces") == 0 && group[0] != '\0') {
-		if (copy_part(rt.ns, sizeof(rt.ns), seg[1]) != 0)
-			rt.bad_name = 1;
-		i = 2;
+	if (n >= 3 && strcmp(seg[0], "namespaces") == 0) {
+		const mock_resource *inner =
+		    group[0] == '\0' ? mock_resource_find(group, version, seg[2]) : NULL;
+		if (group[0] != '\0' || (inner && inner->namespaced)) {
+			if (copy_part(rt->ns, sizeof(rt->ns), seg[1]) != 0)
+				rt->bad_name = 1;
+			i = 2;
+			r = inner;
+		}
 	}
 	if (i >= n)
-		return rt;
-	const mock_resource *r = mock_resource_find(group, version, seg[i]);
+		return;
 	if (!r)
-		return rt;
+		r = mock_resource_find(group, version, seg[i]);
+	if (!r)
+		return;
 	/* A namespace in the path only makes sense for namespaced kinds; a
 	 * cluster-scoped kind under /namespaces/x/ does not exist. */
-	if (rt.ns[0] && !r->namespaced)
-		return rt;
-	rt.res = r;
+	if (rt->ns[0] && !r->namespaced)
+		return;
+	rt->res = r;
 	int rest = n - i - 1;
 	if (rest == 0) {
-		rt.type = MOCK_ROUTE_COLLECTION;
-		return rt;
+		rt->type = MOCK_ROUTE_COLLECTION;
+		return;
 	}
 	/* A namespaced object needs its namespace in the path. */
-	if (r->namespaced && !rt.ns[0])
-		return (mock_route){.type = MOCK_ROUTE_NONE};
-	if (copy_part(rt.name, sizeof(rt.name), seg[i + 1]) != 0)
-		rt.bad_name = 1;
+	if (r->namespaced && !rt->ns[0])
+		goto none;
+	if (copy_part(rt->name, sizeof(rt->name), seg[i + 1]) != 0)
+		rt->bad_name = 1;
 	if (rest == 1) {
-		rt.type = MOCK_ROUTE_OBJECT;
-		return rt;
+		rt->type = MOCK_ROUTE_OBJECT;
+		return;
 	}
 	if (rest == 2 && strcmp(seg[i + 2], "status") == 0 && r->has_status) {
-		strcpy(rt.subresource, "status");
-		rt.type = MOCK_ROUTE_OBJECT;
-		return rt;
+		strcpy(rt->subresource, "status");
+		rt->type = MOCK_ROUTE_OBJECT;
+		return;
 	}
-	return (mock_route){.type = MOCK_ROUTE_NONE};
+none:
+	memset(rt, 0, sizeof(*rt));
 }
 
 mock_route mock_route_parse(const char *path)
 {
-	mock_route none;
-	memset(&none, 0, sizeof(none));
+	mock_route rt;
+	memset(&rt, 0, sizeof(rt));
 	char buf[2048];
 	char *seg[MAX_SEGMENTS];
 
-	if (!path || strlen(path) >= sizeof(buf))
-		return none;
-	strcpy(buf, path);
+	size_t len = path ? strlen(path) : sizeof(buf);
+	if (len >= sizeof(buf))
+		return rt;
+	memcpy(buf, path, len + 1);
 	int n = split_path(buf, seg);
-	if (n < 0)
-		return none;
 	if (n >= 3 && strcmp(seg[0], "api") == 0)
-		return route_resource("", seg[1], seg + 2, n - 2);
-	if (n >= 4 && strcmp(seg[0], "apis") == 0)
-		return route_resource(seg[1], seg[2], seg + 3, n - 3);
-	return none;
+		route_resource(&rt, "", seg[1], seg + 2, n - 2);
+	else if (n >= 4 && strcmp(seg[0], "apis") == 0)
+		route_resource(&rt, seg[1], seg[2], seg + 3, n - 3);
+	return rt;
 }
 
 /* The one list of what is served, used by dispatch and by discovery. */
@@ -183,10 +184,16 @@ static const char *lower_method(const char *method)
 void mock_request_attrs(mock_req_attrs *out, const char *method, const char *path,
                         const char *watch_param, const char *field_selector)
 {
+	mock_route rt = mock_route_parse(path);
+	mock_request_attrs_of_route(out, &rt, method, watch_param, field_selector);
+}
+
+void mock_request_attrs_of_route(mock_req_attrs *out, const mock_route *rt, const char *method,
+                                 const char *watch_param, const char *field_selector)
+{
 	memset(out, 0, sizeof(*out));
 	out->resource = out->subresource = out->group = "";
-	mock_route rt = mock_route_parse(path);
-	const char *verb = rt.type != MOCK_ROUTE_NONE && method ? request_verb(&rt, method) : NULL;
+	const char *verb = rt->type != MOCK_ROUTE_NONE && method ? request_verb(rt, method) : NULL;
 	if (!verb) {
 		out->verb = lower_method(method);
 		return;
@@ -194,12 +201,12 @@ void mock_request_attrs(mock_req_attrs *out, const char *method, const char *pat
 	if (strcmp(verb, "list") == 0 && is_true(watch_param))
 		verb = "watch";
 	out->verb = verb;
-	out->res = rt.res;
-	out->resource = rt.res->plural;
-	out->subresource = rt.subresource[0] ? "status" : "";
-	out->group = rt.res->group;
-	memcpy(out->ns, rt.ns, sizeof(out->ns));
-	memcpy(out->name, rt.name, sizeof(out->name));
+	out->res = rt->res;
+	out->resource = rt->res->plural;
+	out->subresource = rt->subresource[0] ? "status" : "";
+	out->group = rt->res->group;
+	strcpy(out->ns, rt->ns);
+	strcpy(out->name, rt->name);
 	if (!out->name[0] && (strcmp(verb, "list") == 0 || strcmp(verb, "watch") == 0) &&
 	    field_selector && *field_selector) {
 		nl_field_selector *fs = NULL;
@@ -263,18 +270,23 @@ void mock_api_handle(mock_api *api, const mock_request *req, mock_response *resp
 		mock_response_status(resp, nl_status_too_large(api->opts->max_body));
 		return;
 	}
-	if (mock_control_handle(api, req, resp))
-		return;
-	if (mock_metrics_handle(api, req, resp))
-		return;
-	if (mock_handle_discovery(api, req, resp))
-		return;
-	mock_route rt = mock_route_parse(req->path);
-	if (rt.type == MOCK_ROUTE_NONE) {
+	mock_route parsed;
+	const mock_route *route = req->route;
+	if (!route) {
+		parsed = mock_route_parse(req->path);
+		route = &parsed;
+	}
+	/* A resource path (/api/v1/..., /apis/<g>/<v>/...) is none of the
+	 * control, metrics, discovery, health or OpenAPI paths: those are
+	 * looked at only for the rest. */
+	if (route->type == MOCK_ROUTE_NONE) {
+		if (mock_control_handle(api, req, resp) || mock_metrics_handle(api, req, resp) ||
+		    mock_handle_discovery(api, req, resp))
+			return;
 		mock_response_status(resp, nl_status_unknown_path());
 		return;
 	}
-	if (rt.bad_name) {
+	if (route->bad_name) {
 		mock_response_status(resp, nl_status_bad_request("name or namespace in the URL is "
 		                                                 "empty or longer than 253 "
 		                                                 "characters"));
@@ -282,8 +294,8 @@ void mock_api_handle(mock_api *api, const mock_request *req, mock_response *resp
 	}
 	int del = strcmp(req->method, "DELETE") == 0;
 	if (del)
-		mock_control_before_delete(api, &rt, req); /* propagationPolicy Orphan */
-	dispatch(api, &rt, req, resp);
+		mock_control_before_delete(api, route, req); /* propagationPolicy Orphan */
+	dispatch(api, route, req, resp);
 	if (del)
 		mock_control_after_delete(api); /* the garbage collector looks now */
 }

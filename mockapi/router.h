@@ -13,7 +13,7 @@ typedef enum {
 	MOCK_ROUTE_OBJECT,     /* .../<plural>/<name> (get, update, delete) */
 } mock_route_type;
 
-typedef struct {
+typedef struct mock_route {
 	mock_route_type type;
 	const mock_resource *res; /* COLLECTION / OBJECT */
 	char ns[254];             /* "" = none (cluster-scoped or all namespaces) */
@@ -41,7 +41,7 @@ int mock_route_allows(const mock_resource *r, const char *verb, int subresource)
  * verb maps to) is a non-resource request whose verb is the lower-case
  * method ("get", "post"), as for nonResourceURLs. Strings are borrowed from
  * static tables or copied into the struct; nothing to free. */
-typedef struct {
+typedef struct mock_req_attrs {
 	const char *verb;
 	const mock_resource *res; /* NULL for non-resource requests */
 	const char *resource;     /* plural, or "" */
@@ -57,5 +57,9 @@ typedef struct {
  * metadata.name reports that name. */
 void mock_request_attrs(mock_req_attrs *out, const char *method, const char *path,
                         const char *watch_param, const char *field_selector);
+/* The same from the path's route (mock_route_parse), for callers that have
+ * it already: the server routes each request once. */
+void mock_request_attrs_of_route(mock_req_attrs *out, const mock_route *rt, const char *method,
+                                 const char *watch_param, const char *field_selector);
 
 #endif

@@ -8,6 +8,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <nodelet/doc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "mockapi.h"
+#include "router.h"
 #include "watch.h"
 
 struct mock_server {
@@ -39,6 +41,37 @@ typedef struct {
 	mock_access_req access; /* identity and in-flight slot (access.h) */
 	int64_t t0;             /* headers in (monotonic µs), for the metrics */
 } req_ctx;
+
+/* One spare request context per worker thread, so that a keep-alive
+ * connection does not allocate one per request: at over 1 KiB each, glibc
+ * would also consolidate its fast bins every time. Freed when the thread
+ * ends. */
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+static int spare_ok;
+
+static void spare_init(void)
+{
+	spare_ok = pthread_key_create(&spare_key, free) == 0;
+}
+
+static req_ctx *ctx_new(void)
+{
+	pthread_once(&spare_once, spare_init);
+	req_ctx *c = spare_ok ? pthread_getspecific(spare_key) : NULL;
+	if (!c)
+		return calloc(1, sizeof(*c));
+	pthread_setspecific(spare_key, NULL);
+	memset(c, 0, sizeof(*c));
+	return c;
+}
+
+static void ctx_free(req_ctx *c)
+{
+	if (spare_ok && !pthread_getspecific(spare_key) && pthread_setspecific(spare_key, c) == 0)
+		return;
+	free(c);
+}
 
 void mock_options_init(mock_options *o)
 {
@@ -107,10 +140,15 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, mock_response 
 		resp->watch = NULL;
 	} else if (resp->truncated) {
 		r = mock_gate_truncated_response(resp);
+	} else if (resp->body.data) {
+		/* MHD takes the body's buffer and frees it: no copy. */
+		size_t len = resp->body.len;
+		char *data = nl_buf_detach(&resp->body, NULL);
+		r = MHD_create_response_from_buffer_with_free_callback(len, data, free);
+		if (!r)
+			free(data);
 	} else {
-		r = MHD_create_response_from_buffer(resp->body.len,
-		                                    resp->body.data ? resp->body.data : (void *)"",
-		                                    MHD_RESPMEM_MUST_COPY);
+		r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	}
 	if (!r)
 		return MHD_NO;
@@ -138,6 +176,48 @@ static int declared_too_large(struct MHD_Connection *conn, size_t max)
 	return cl && strtoull(cl, NULL, 10) > max;
 }
 
+/* A complete request (again after a delay): access, faults, the handler,
+ * metrics, journal, and the answer queued. */
+static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection *conn)
+{
+	mock_request *req = &c->req;
+	mock_response resp;
+	mock_response_init(&resp);
+	/* Authentication and the in-flight limit (access.h); a 429 goes out
+	 * before faults and the journal, as from the apiserver's filter. */
+	if (mock_access_enter(&c->access, &s->api, conn, req, &resp) != 0) {
+		mock_metrics_observe_request(s->api.metrics, req, resp.code,
+		                             mock_metrics_now() - c->t0);
+		enum MHD_Result sent = send_response(conn, &resp);
+		mock_response_free(&resp);
+		return sent;
+	}
+	switch (mock_gate_enter(&s->api, &c->gate, conn, req, &resp)) {
+	case MOCK_GATE_SUSPENDED:
+		mock_response_free(&resp);
+		return MHD_YES;
+	case MOCK_GATE_DROP:
+		mock_gate_leave(&s->api, &c->gate, req, NULL);
+		mock_response_free(&resp);
+		return MHD_NO;
+	case MOCK_GATE_HANDLE:
+		mock_api_handle(&s->api, req, &resp);
+		break;
+	case MOCK_GATE_ANSWERED:
+		break;
+	}
+	MOCK_LOG_V(2, "HTTP verb=%s URI=%s resp=%d bytes=%zu userAgent=\"%s\"", req->method,
+	           req->path, resp.code, resp.body.len, req->user_agent ? req->user_agent : "");
+	mock_metrics_observe_request(s->api.metrics, req, resp.code, mock_metrics_now() - c->t0);
+	/* Journaled before sending: send_response hands the body (an error's
+	 * reason, for the journal) to MHD. The client sees the answer only
+	 * after this returns, so the entry is there when it does. */
+	mock_gate_leave(&s->api, &c->gate, req, &resp);
+	enum MHD_Result ret = send_response(conn, &resp);
+	mock_response_free(&resp);
+	return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
@@ -147,7 +227,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	(void)version;
 
 	if (!c) {
-		c = calloc(1, sizeof(*c));
+		c = ctx_new();
 		if (!c)
 			return MHD_NO;
 		nl_buf_init(&c->body, s->opts.max_body);
@@ -183,37 +263,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	req->nquery = 0; /* called again when a delayed request resumes */
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_query, req);
 
-	mock_response resp;
-	mock_response_init(&resp);
-	/* Authentication and the in-flight limit (access.h); a 429 goes out
-	 * before faults and the journal, as from the apiserver's filter. */
-	if (mock_access_enter(&c->access, &s->api, conn, req, &resp) != 0) {
-		mock_metrics_observe_request(s->api.metrics, req, resp.code,
-		                             mock_metrics_now() - c->t0);
-		enum MHD_Result sent = send_response(conn, &resp);
-		mock_response_free(&resp);
-		return sent;
-	}
-	switch (mock_gate_enter(&s->api, &c->gate, conn, req, &resp)) {
-	case MOCK_GATE_SUSPENDED:
-		mock_response_free(&resp);
-		return MHD_YES;
-	case MOCK_GATE_DROP:
-		mock_gate_leave(&s->api, &c->gate, req, NULL);
-		mock_response_free(&resp);
-		return MHD_NO;
-	case MOCK_GATE_HANDLE:
-		mock_api_handle(&s->api, req, &resp);
-		break;
-	case MOCK_GATE_ANSWERED:
-		break;
-	}
-	MOCK_LOG_V(2, "HTTP verb=%s URI=%s resp=%d bytes=%zu userAgent=\"%s\"", method, url,
-	           resp.code, resp.body.len, req->user_agent ? req->user_agent : "");
-	mock_metrics_observe_request(s->api.metrics, req, resp.code, mock_metrics_now() - c->t0);
-	enum MHD_Result ret = send_response(conn, &resp);
-	mock_gate_leave(&s->api, &c->gate, req, &resp);
-	mock_response_free(&resp);
+	/* Routed once for everything that asks (access, faults, journal,
+	 * metrics, dispatch); again when a delayed request resumes. */
+	mock_route route = mock_route_parse(url);
+	mock_req_attrs attrs;
+	mock_request_attrs_of_route(&attrs, &route, method, mock_request_query(req, "watch"),
+	                            mock_request_query(req, "fieldSelector"));
+	req->route = &route;
+	req->attrs = &attrs;
+	enum MHD_Result ret = answer(s, c, conn);
+	req->route = NULL; /* not for on_completed */
+	req->attrs = NULL;
 	return ret;
 }
 
@@ -230,7 +290,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	mock_gate_req_clear(&c->gate);
 	mock_access_req_clear(&c->access, &s->api);
 	nl_buf_free(&c->body);
-	free(c);
+	ctx_free(c);
 	*con_cls = NULL;
 }
 

@@ -84,6 +84,43 @@ static void test_journal__ring_drops_the_oldest(void)
 	mock_journal_free(j);
 }
 
+static const char *field(json_object *o, size_t i, const char *key)
+{
+	return json_object_get_string(
+	    json_object_object_get(json_object_array_get_idx(items(o), i), key));
+}
+
+/* A full ring reuses the entry it drops for the next one: entries with
+ * longer and shorter strings than the dropped one both come back whole. */
+static void test_journal__full_ring_keeps_entries_whole(void)
+{
+	static const char *const paths[] = {
+	    "/version",
+	    "/api/v1/namespaces/default/configmaps/a-name-longer-than-the-others-here",
+	    "/api",
+	    "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1",
+	};
+	static const char *const names[] = {"", "a-name-longer-than-the-others-here", "", "n1"};
+	mock_journal *j = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_journal_new(&j, 3), 0);
+	for (int i = 0; i < 21; i++)
+		CU_ASSERT_EQUAL(record(j, paths[i % 4], 200), (uint64_t)i + 1);
+	json_object *o = mock_journal_to_json(j, 0);
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(items(o)), 3);
+	for (size_t i = 0; i < 3; i++) {
+		int64_t seq = seq_at(o, i);
+		CU_ASSERT_EQUAL(seq, (int64_t)i + 19);
+		CU_ASSERT_STRING_EQUAL(field(o, i, "path"), paths[(seq - 1) % 4]);
+		CU_ASSERT_STRING_EQUAL(field(o, i, "name"), names[(seq - 1) % 4]);
+		CU_ASSERT_STRING_EQUAL(field(o, i, "method"), "GET");
+		CU_ASSERT_STRING_EQUAL(field(o, i, "query"), "limit=5");
+		CU_ASSERT_STRING_EQUAL(field(o, i, "userAgent"), "nodelet/0.1");
+		CU_ASSERT_STRING_EQUAL(field(o, i, "user"), "");
+	}
+	json_object_put(o);
+	mock_journal_free(j);
+}
+
 static void test_journal__clear_keeps_counting(void)
 {
 	mock_journal *j = NULL;
@@ -126,6 +163,7 @@ static void test_journal__query_string_is_percent_encoded(void)
 static CU_TestInfo tests[] = {
     {"entry_fields", test_journal__entry_fields},
     {"ring_drops_the_oldest", test_journal__ring_drops_the_oldest},
+    {"full_ring_keeps_entries_whole", test_journal__full_ring_keeps_entries_whole},
     {"clear_keeps_counting", test_journal__clear_keeps_counting},
     {"size_zero_records_nothing", test_journal__size_zero_records_nothing},
     {"query_string_is_percent_encoded", test_journal__query_string_is_percent_encoded},

@@ -186,6 +186,40 @@ static void test_metrics__every_line_is_exposition_format(void)
 	mock_metrics_free(m);
 }
 
+/* A request counts in the series whose six labels equal its own, by value;
+ * a label longer than a series keeps is cut first. */
+static void test_metrics__series_match_by_value(void)
+{
+	mock_metrics *m = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_new(&m), 0);
+	char verb[16] = "GET";
+	mock_metrics_labels a = {verb, "g", "v1", "leases", "", "resource"};
+	mock_metrics_labels same = {"GET", "g", "v1", "leases", "", "resource"};
+	mock_metrics_labels sub = {"GET", "g", "v1", "leases", "status", "resource"};
+	mock_metrics_labels longer = {"GETX", "g", "v1", "leases", "", "resource"};
+	mock_metrics_labels cut1 = {"VERB-0123456789-a", "g", "v1", "leases", "", "resource"};
+	mock_metrics_labels cut2 = {"VERB-0123456789-b", "g", "v1", "leases", "", "resource"};
+	mock_metrics_observe(m, &a, 200, 0);
+	mock_metrics_observe(m, &same, 200, 0);
+	mock_metrics_observe(m, &sub, 200, 0);
+	mock_metrics_observe(m, &longer, 200, 0);
+	mock_metrics_observe(m, &cut1, 200, 0);
+	mock_metrics_observe(m, &cut2, 200, 0);
+	char *text = render(m, 0, NULL);
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, "\napiserver_request_total{")) != NULL; p++)
+		n++;
+	CU_ASSERT_EQUAL(n, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "scope=\"resource\",subresource=\"\",verb=\"GET\","
+	                                    "version=\"v1\"} 2\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(text, "subresource=\"status\",verb=\"GET\",version=\"v1\"} 1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "verb=\"GETX\",version=\"v1\"} 1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "verb=\"VERB-0123456789\",version=\"v1\"} 2\n"));
+	free(text);
+	mock_metrics_free(m);
+}
+
 static void test_metrics__series_are_capped(void)
 {
 	mock_metrics *m = NULL;
@@ -240,6 +274,7 @@ static void test_metrics__served_at_metrics(void)
 
 static CU_TestInfo tests[] = {
     {"labels_follow_the_apiserver", test_metrics__labels_follow_the_apiserver},
+    {"series_match_by_value", test_metrics__series_match_by_value},
     {"counter_per_code", test_metrics__counter_per_code},
     {"histogram_buckets_are_cumulative", test_metrics__histogram_buckets_are_cumulative},
     {"label_values_are_escaped", test_metrics__label_values_are_escaped},

@@ -83,7 +83,8 @@ static void test_routing__path_round_trip(void)
 	CU_ASSERT_EQUAL(mock_route_path(path, 10, lease, "ns1", "l1"), -1);
 }
 
-static int handle(const char *method, const char *path, const char *body)
+/* routed: pass the route and attributes in the request, as the server does. */
+static int handle_routed(const char *method, const char *path, const char *body, int routed)
 {
 	static mock_options opts;
 	mock_api api;
@@ -99,12 +100,26 @@ static int handle(const char *method, const char *path, const char *body)
 	req.path = path;
 	req.body = body;
 	req.body_len = body ? strlen(body) : 0;
+	mock_route rt = mock_route_parse(path);
+	mock_req_attrs attrs;
+	mock_request_attrs_of_route(&attrs, &rt, method, NULL, NULL);
+	if (routed) {
+		req.route = &rt;
+		req.attrs = &attrs;
+	}
 	mock_response resp;
 	mock_response_init(&resp);
 	mock_api_handle(&api, &req, &resp);
 	int code = resp.code;
 	mock_response_free(&resp);
 	mock_store_free(api.store);
+	return code;
+}
+
+static int handle(const char *method, const char *path, const char *body)
+{
+	int code = handle_routed(method, path, body, 0);
+	CU_ASSERT_EQUAL(handle_routed(method, path, body, 1), code);
 	return code;
 }
 
@@ -129,6 +144,32 @@ static void test_routing__methods_per_route(void)
 	CU_ASSERT_EQUAL(handle("POST", "/version", "{}"), 405);
 }
 
+/* The server routes once and hands route and attributes on: the same as
+ * computing them from the path and method. */
+static void test_routing__attrs_of_route_match_attrs(void)
+{
+	static const char *const paths[] = {
+	    "/api/v1/namespaces/default/configmaps",
+	    "/api/v1/namespaces/default/configmaps/cm1",
+	    "/api/v1/nodes/edge-1/status",
+	    "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1/",
+	    "/api/v1/namespaces",
+	    "/api/v1/namespaces/default",
+	    "/healthz",
+	    "/api/v1/nodes/a/b/c",
+	    "",
+	};
+	static const char *const methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"};
+	for (size_t p = 0; p < sizeof(paths) / sizeof(paths[0]); p++)
+		for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++) {
+			mock_req_attrs a, b;
+			mock_route rt = mock_route_parse(paths[p]);
+			mock_request_attrs(&a, methods[m], paths[p], "true", "metadata.name=x");
+			mock_request_attrs_of_route(&b, &rt, methods[m], "true", "metadata.name=x");
+			CU_ASSERT_EQUAL(memcmp(&a, &b, sizeof(a)), 0);
+		}
+}
+
 static void test_routing__discovery_verbs_match_dispatch(void)
 {
 	/* Every verb discovery advertises for nodes/status must be served. */
@@ -148,6 +189,7 @@ static CU_TestInfo tests[] = {
     {"path_round_trip", test_routing__path_round_trip},
     {"methods_per_route", test_routing__methods_per_route},
     {"discovery_verbs_match_dispatch", test_routing__discovery_verbs_match_dispatch},
+    {"attrs_of_route_match_attrs", test_routing__attrs_of_route_match_attrs},
     CU_TEST_INFO_NULL,
 };
 
