@@ -75,6 +75,7 @@ struct mock_control;
 /* The state every handler reads. */
 typedef struct {
 	mock_store *store;
+	struct mock_persist *persist; /* --state-file, or NULL */
 	const mock_options *opts;
 	unsigned port;
 	/* Faults, journal, controllers and the control API (control.h); NULL

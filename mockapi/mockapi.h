@@ -69,6 +69,12 @@ typedef struct {
 	unsigned max_mutating_requests_inflight; /* default 200; 0 = no limit */
 	unsigned max_watches;                    /* default 3072; 0 = no limit */
 	size_t max_header_bytes; /* per-connection memory for the request head; default 16 KiB */
+
+	/* The durable store (docs/mockapi.md, "State file"). NULL: memory only. */
+	const char *state_file;    /* snapshot path; the log is state_file + ".log" */
+	int sync_writes;           /* a mock_sync_mode (persist.h); default batch */
+	unsigned sync_interval_ms; /* batch mode's interval; default 1000 */
+	int discard_bad_state;     /* start from what is intact of a corrupt state file */
 } mock_options;
 
 /* Fill the defaults above. */

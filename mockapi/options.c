@@ -12,6 +12,7 @@
 #include "kubeconfig_out.h"
 #include "log.h"
 #include "mockapi.h"
+#include "persist.h"
 
 #define MAX_FIXTURES 64
 
@@ -30,6 +31,13 @@ static void usage(FILE *f)
 	        "      --fixtures FILE           load objects from a YAML/JSON manifest "
 	        "(repeatable)\n"
 	        "      --kubeconfig-out FILE     write a kubeconfig pointing at this server\n"
+	        "      --state-file FILE         keep the store in FILE (snapshot) and FILE.log\n"
+	        "                                across restarts; default: memory only\n"
+	        "      --sync-writes MODE        always (fsync before answering), batch (every\n"
+	        "                                --sync-interval) or never (default batch)\n"
+	        "      --sync-interval DURATION  batch mode's fsync interval (default 1s)\n"
+	        "      --discard-bad-state       start from the intact part of a corrupt state\n"
+	        "                                file instead of refusing to start\n"
 	        "      --max-request-bytes N     request body limit (default %u)\n"
 	        "      --max-connections N       concurrent connection limit (default 4096)\n"
 	        "      --idle-timeout SECONDS    close idle connections after (default 120)\n"
@@ -176,10 +184,18 @@ enum {
 	OPT_MAX_MUTATING,
 	OPT_MAX_WATCHES,
 	OPT_MAX_HEADER,
+	OPT_STATE_FILE,
+	OPT_SYNC_WRITES,
+	OPT_SYNC_INTERVAL,
+	OPT_DISCARD_BAD_STATE,
 };
 
 static const struct option long_opts[] = {
     {"bind-address", required_argument, NULL, OPT_BIND},
+    {"state-file", required_argument, NULL, OPT_STATE_FILE},
+    {"sync-writes", required_argument, NULL, OPT_SYNC_WRITES},
+    {"sync-interval", required_argument, NULL, OPT_SYNC_INTERVAL},
+    {"discard-bad-state", no_argument, NULL, OPT_DISCARD_BAD_STATE},
     {"port", required_argument, NULL, OPT_PORT},
     {"fixtures", required_argument, NULL, OPT_FIXTURES},
     {"kubeconfig-out", required_argument, NULL, OPT_KUBECONFIG_OUT},
@@ -332,6 +348,45 @@ static int access_flag(int c, const char *arg, mock_options *o)
 	}
 }
 
+/* The durable store (persist.h). */
+static int state_flag(int c, const char *arg, mock_options *o)
+{
+	mock_sync_mode mode;
+	int64_t usec = 0;
+	switch (c) {
+	case OPT_STATE_FILE:
+		if (!*arg) {
+			fprintf(stderr, "nodelet-mockapi: --state-file needs a path\n");
+			return -1;
+		}
+		o->state_file = arg;
+		return 0;
+	case OPT_SYNC_WRITES:
+		if (mock_sync_mode_parse(arg, &mode) != 0) {
+			fprintf(stderr,
+			        "nodelet-mockapi: invalid value \"%s\" for --sync-writes: want "
+			        "always, batch or never\n",
+			        arg);
+			return -1;
+		}
+		o->sync_writes = (int)mode;
+		return 0;
+	case OPT_SYNC_INTERVAL:
+		if (parse_duration("sync-interval", arg, &usec) != 0)
+			return -1;
+		if (usec < 1000 || usec > 3600 * 1000000LL) {
+			fprintf(stderr,
+			        "nodelet-mockapi: --sync-interval must be between 1ms and 1h\n");
+			return -1;
+		}
+		o->sync_interval_ms = (unsigned)(usec / 1000);
+		return 0;
+	default:
+		o->discard_bad_state = 1;
+		return 0;
+	}
+}
+
 /* 0 ok, 1 exit successfully now (help/version), -1 usage error. */
 static int parse_flags(int argc, char **argv, mock_options *o, const char **fixtures)
 {
@@ -358,6 +413,13 @@ static int parse_flags(int argc, char **argv, mock_options *o, const char **fixt
 			break;
 		case OPT_KUBECONFIG_OUT:
 			o->kubeconfig_out = optarg;
+			break;
+		case OPT_STATE_FILE:
+		case OPT_SYNC_WRITES:
+		case OPT_SYNC_INTERVAL:
+		case OPT_DISCARD_BAD_STATE:
+			if (state_flag(c, optarg, o) != 0)
+				return -1;
 			break;
 		case OPT_MAX_BODY:
 			if (parse_uint("max-request-bytes", optarg, 1UL << 30, &v) != 0)

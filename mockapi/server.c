@@ -22,6 +22,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "mockapi.h"
+#include "persist.h"
 #include "router.h"
 #include "watch.h"
 
@@ -95,6 +96,7 @@ void mock_options_init(mock_options *o)
 	o->max_mutating_requests_inflight = MOCK_DEFAULT_MAX_MUTATING_INFLIGHT;
 	o->max_watches = MOCK_DEFAULT_MAX_WATCHES;
 	o->max_header_bytes = MOCK_DEFAULT_MAX_HEADER_BYTES;
+	o->sync_interval_ms = 1000;
 }
 
 static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -305,6 +307,28 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	MOCK_LOG_V(1, "libmicrohttpd: %s", msg);
 }
 
+/* --state-file: the store as it was, before the watch hub takes its
+ * starting resourceVersion from it. */
+static int open_state(mock_server *s, int *restored, nl_err *err)
+{
+	mock_persist_opts po;
+	mock_persist_stats st;
+	mock_persist_opts_init(&po);
+	po.path = s->opts.state_file;
+	po.sync = (mock_sync_mode)s->opts.sync_writes;
+	po.sync_interval_ms = s->opts.sync_interval_ms;
+	po.discard_bad_state = s->opts.discard_bad_state;
+	int rc = mock_persist_open(&s->api.persist, s->api.store, &po, err);
+	if (rc != 0)
+		return rc;
+	mock_persist_stats_get(s->api.persist, &st);
+	*restored = st.restored;
+	if (st.restored && s->opts.nfixtures)
+		MOCK_LOG_V(0, "state restored from %s: --fixtures not loaded again",
+		           s->opts.state_file);
+	return 0;
+}
+
 int mock_server_new(mock_server **out, const mock_options *o, nl_err *err)
 {
 	mock_server *s = calloc(1, sizeof(*s));
@@ -318,6 +342,9 @@ int mock_server_new(mock_server **out, const mock_options *o, nl_err *err)
 		rc = nl_err_set(err, NL_ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = mock_store_new(&s->api.store, o->clock, o->clock_payload);
+	int restored = 0;
+	if (rc == 0 && o->state_file)
+		rc = open_state(s, &restored, err);
 	/* The hub observes the store before seeding, so watches can resume from
 	 * the first resourceVersion while it is in the watch cache. */
 	if (rc == 0)
@@ -325,15 +352,18 @@ int mock_server_new(mock_server **out, const mock_options *o, nl_err *err)
 		                        o->watch_cache_size ? o->watch_cache_size
 		                                            : MOCK_WATCH_DEFAULT_CACHE_SIZE,
 		                        o->watch_bookmark_interval * 1000u);
-	if (rc == 0)
+	/* A restored store is the state the fixtures were loaded into before:
+	 * loading them again would undo what clients changed since. */
+	if (rc == 0 && !restored)
 		rc = mock_fixtures_seed(&s->api, err);
-	for (size_t i = 0; rc == 0 && i < o->nfixtures; i++)
+	for (size_t i = 0; rc == 0 && !restored && i < o->nfixtures; i++)
 		rc = mock_fixtures_load_file(&s->api, o->fixtures[i], err);
 	/* After seeding: the control state snapshots the seeded store. */
 	if (rc == 0)
 		rc = mock_control_new(&s->api.ctl, &s->api, err);
 	if (rc != 0) {
 		mock_watch_hub_free(s->api.watch);
+		mock_persist_close(s->api.persist);
 		mock_store_free(s->api.store);
 		mock_access_free(s->api.access);
 		mock_metrics_free(s->api.metrics);
@@ -467,6 +497,7 @@ void mock_server_free(mock_server *s)
 	mock_server_stop(s);
 	mock_control_free(s->api.ctl);
 	mock_watch_hub_free(s->api.watch);
+	mock_persist_close(s->api.persist); /* the clean-stop snapshot */
 	mock_store_free(s->api.store);
 	mock_access_free(s->api.access);
 	mock_metrics_free(s->api.metrics);

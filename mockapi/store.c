@@ -17,6 +17,7 @@
 #include "store.h"
 
 #include <inttypes.h>
+#include <nodelet/doc.h>
 #include <nodelet/errors.h>
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
@@ -62,6 +63,8 @@ struct mock_store {
 	void *now_payload;
 	mock_store_observer observer;
 	void *observer_payload;
+	mock_store_persist_fn persist; /* persist.h: the state file, or NULL */
+	void *persist_payload;
 };
 
 /* The outcome of a successful write, copied out after the lock is released. */
@@ -534,6 +537,19 @@ static int dup_bytes(char **out, size_t *len_out, const char *s, size_t len)
 	return 0;
 }
 
+/* Write-ahead: the change reaches the state file before memory, so a write
+ * the file refused was never acknowledged or seen by a watcher. */
+static int persist(mock_store *s, const mock_resource *r, mock_store_event ev, const char *key,
+                   const char *json, size_t len, uint64_t rv)
+{
+	return s->persist ? s->persist(r, ev, key, json, len, rv, s->persist_payload) : 0;
+}
+
+static int fail_persist(nl_status **st)
+{
+	return fail(st, nl_status_internal("cannot write the change to the state file"), NL_EIO);
+}
+
 static void notify(mock_store *s, const mock_resource *r, mock_store_event ev, const char *json,
                    size_t len, const obj_entry *old, uint64_t rv)
 {
@@ -789,6 +805,12 @@ static int commit_insert(const write_req *w, const char *key, const char *uid, w
 		entry_free(e);
 	if (rc != 0)
 		return fail(st, nl_status_internal("cannot serialize the object"), rc);
+	if (persist(w->s, w->r, MOCK_STORE_ADDED, key, e->json, e->len, rv) != 0) {
+		free(res->json);
+		res->json = NULL;
+		entry_free(e);
+		return fail_persist(st);
+	}
 	table_find(t, key, &pos);
 	table_insert(t, pos, e);
 	w->s->rv = rv;
@@ -831,6 +853,12 @@ static int commit_replace(const write_req *w, size_t pos, write_result *res, nl_
 		entry_free(e);
 	if (rc != 0)
 		return fail(st, nl_status_internal("cannot serialize the object"), rc);
+	if (persist(w->s, w->r, MOCK_STORE_MODIFIED, old->key, e->json, e->len, rv) != 0) {
+		free(res->json);
+		res->json = NULL;
+		entry_free(e);
+		return fail_persist(st);
+	}
 	t->v[pos] = e;
 	w->s->rv = rv;
 	notify(w->s, w->r, MOCK_STORE_MODIFIED, e->json, e->len, old, rv);
@@ -1063,6 +1091,10 @@ static int delete_at(mock_store *s, table *t, size_t pos, char **json_out, size_
 	int rc = json_with_rv(&dj, &dl, e, rv);
 	if (rc != 0)
 		return rc;
+	if (persist(s, t->r, MOCK_STORE_DELETED, e->key, NULL, 0, rv) != 0) {
+		free(dj);
+		return NL_EIO;
+	}
 	table_remove(t, pos);
 	s->rv = rv;
 	notify(s, t->r, MOCK_STORE_DELETED, dj, dl, e, rv);
@@ -1170,7 +1202,9 @@ int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, 
 		/* Other tables only: the namespace's own position is intact. */
 		if (rc == 0)
 			rc = delete_at(s, t, pos, &dj, &dl);
-		if (rc != 0)
+		if (rc == NL_EIO)
+			rc = fail_persist(st);
+		else if (rc != 0)
 			rc = fail_nomem(st);
 	}
 	pthread_rwlock_unlock(&s->lock);
@@ -1733,6 +1767,8 @@ static int list_failed(nl_buf *out, size_t mark, int rc, nl_status **st)
 	buf_truncate(out, mark);
 	if (rc == NL_ETOOBIG)
 		return fail(st, nl_status_internal("the list does not fit in the response"), rc);
+	if (rc == NL_EIO)
+		return fail_persist(st);
 	return fail_nomem(st);
 }
 
@@ -1886,4 +1922,139 @@ int mock_store_delete_collection(mock_store *s, const mock_resource *r, const mo
 	nl_buf_free(&items);
 	plan_free(&p);
 	return rc ? list_failed(out, mark, rc, st) : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Persistence (persist.h): the write-ahead hook, restore and dump */
+
+void mock_store_set_persist(mock_store *s, mock_store_persist_fn fn, void *payload)
+{
+	pthread_rwlock_wrlock(&s->lock);
+	s->persist = fn;
+	s->persist_payload = payload;
+	pthread_rwlock_unlock(&s->lock);
+}
+
+void mock_store_advance_rv(mock_store *s, uint64_t rv)
+{
+	pthread_rwlock_wrlock(&s->lock);
+	if (rv > s->rv)
+		s->rv = rv;
+	pthread_rwlock_unlock(&s->lock);
+}
+
+/* A name or namespace read back from a state file: it becomes part of a
+ * key, so no '/' and the apiserver's length bound. */
+static int restorable_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	return n > 0 && n <= 253 && !strchr(s, '/');
+}
+
+/* The entry a restored object becomes, or an error naming what is wrong. */
+static int restore_entry(obj_entry **out, const mock_resource *r, json_object *obj,
+                         const char **why)
+{
+	json_object *m = NULL;
+	uint64_t rv = 0;
+	if (!json_object_is_type(obj, json_type_object) ||
+	    !json_object_object_get_ex(obj, "metadata", &m) ||
+	    !json_object_is_type(m, json_type_object))
+		return *why = "not an object with metadata", NL_EPARSE;
+	const char *name = str_member(m, "name"), *ns = str_member(m, "namespace");
+	const char *uid = str_member(m, "uid"), *rvs = str_member(m, "resourceVersion");
+	if (!restorable_name(name) || (r->namespaced && !restorable_name(ns)))
+		return *why = "bad metadata.name or metadata.namespace", NL_EPARSE;
+	if (!uid || strlen(uid) > MOCK_UUID_LEN)
+		return *why = "bad metadata.uid", NL_EPARSE;
+	if (!rvs || parse_uint_go(rvs, &rv) != 0 || rv == 0)
+		return *why = "bad metadata.resourceVersion", NL_EPARSE;
+	if (!r->namespaced)
+		json_object_object_del(m, "namespace");
+	if (set_string(obj, "kind", r->kind) || set_string(obj, "apiVersion", r->api_version))
+		return *why = "out of memory", NL_ENOMEM;
+	char *key = key_new(r, ns, name);
+	if (!key)
+		return *why = "out of memory", NL_ENOMEM;
+	int rc = entry_new(out, r, key, obj, rv, uid);
+	free(key);
+	if (rc != 0)
+		*why = "cannot index the object";
+	return rc;
+}
+
+int mock_store_restore_put(mock_store *s, const mock_resource *r, const char *json, size_t len,
+                           const char **why)
+{
+	const char *dummy;
+	size_t pos = 0;
+	if (!why)
+		why = &dummy;
+	if (!s || !valid_resource(r) || !json)
+		return *why = "invalid argument", NL_EINVAL;
+	json_tokener *tok = json_tokener_new_ex(NL_DOC_MAX_DEPTH);
+	json_object *obj = tok ? json_tokener_parse_ex(tok, json, (int)len) : NULL;
+	int complete = tok && json_tokener_get_error(tok) == json_tokener_success &&
+	               json_tokener_get_parse_end(tok) == len;
+	json_tokener_free(tok);
+	if (!obj || !complete || len > INT32_MAX) {
+		json_object_put(obj);
+		return *why = "the object is not valid JSON", NL_EPARSE;
+	}
+	obj_entry *e = NULL;
+	int rc = restore_entry(&e, r, obj, why);
+	json_object_put(obj);
+	if (rc != 0)
+		return rc;
+	pthread_rwlock_wrlock(&s->lock);
+	table *t = table_of(s, r);
+	t->r = r;
+	obj_entry *old = table_find(t, e->key, &pos);
+	if (old) {
+		t->v[pos] = e;
+		entry_free(old);
+	} else if (table_reserve(t, t->n + 1) == 0) {
+		table_insert(t, pos, e);
+	} else {
+		entry_free(e);
+		rc = NL_ENOMEM;
+		*why = "out of memory";
+	}
+	if (rc == 0 && e->rv > s->rv)
+		s->rv = e->rv;
+	pthread_rwlock_unlock(&s->lock);
+	return rc;
+}
+
+int mock_store_restore_delete(mock_store *s, const mock_resource *r, const char *key)
+{
+	size_t pos = 0;
+	if (!s || !valid_resource(r) || !key)
+		return NL_EINVAL;
+	pthread_rwlock_wrlock(&s->lock);
+	table *t = table_of(s, r);
+	t->r = r;
+	obj_entry *e = table_find(t, key, &pos);
+	if (e) {
+		table_remove(t, pos);
+		entry_free(e);
+	}
+	pthread_rwlock_unlock(&s->lock);
+	return e ? 0 : NL_ENOTFOUND;
+}
+
+int mock_store_dump(mock_store *s, mock_store_dump_fn fn, mock_store_dump_end_fn end, void *payload)
+{
+	int rc = 0;
+	pthread_rwlock_rdlock(&s->lock);
+	for (int k = 0; k < MOCK_KIND_COUNT && rc == 0; k++) {
+		const table *t = &s->t[k];
+		for (size_t i = 0; i < t->n && rc == 0; i++)
+			rc = fn(t->r, t->v[i]->key, t->v[i]->json, t->v[i]->len, t->v[i]->rv,
+			        payload);
+	}
+	if (rc == 0 && end)
+		rc = end(s->rv, payload);
+	pthread_rwlock_unlock(&s->lock);
+	return rc;
 }

@@ -198,4 +198,42 @@ typedef struct {
 int mock_store_visit_since(mock_store *s, const mock_resource *r, uint64_t since,
                            mock_store_since_fn fn, void *payload, mock_store_mark *mark);
 
+/* ------------------------------------------------------------------------
+ * Persistence hooks (persist.h owns the state file; nothing else calls
+ * these). */
+
+/* Called under the write lock for every change BEFORE it is applied in
+ * memory, in resourceVersion order: key is "ns/name" or "name", json the
+ * object as it will be stored (NULL for DELETED). Non-zero refuses the
+ * write (500 InternalError; nothing changes), so a change the state file
+ * did not take is never acknowledged nor seen by a watcher. */
+typedef int (*mock_store_persist_fn)(const mock_resource *r, mock_store_event ev, const char *key,
+                                     const char *json, size_t len, uint64_t rv, void *payload);
+/* Install the hook (fn NULL removes it). */
+void mock_store_set_persist(mock_store *s, mock_store_persist_fn fn, void *payload);
+
+/* Insert or replace an object read back from a state file, as stored
+ * (metadata.uid and resourceVersion kept; no hook, observer or checks
+ * beyond what keeps the store sound). The counter moves up to its
+ * resourceVersion. 0, or NL_EPARSE with *why (static text; why may be
+ * NULL) for JSON that is not a storable object of r. */
+int mock_store_restore_put(mock_store *s, const mock_resource *r, const char *json, size_t len,
+                           const char **why);
+/* Remove a restored object by key. 0, or NL_ENOTFOUND. */
+int mock_store_restore_delete(mock_store *s, const mock_resource *r, const char *key);
+/* Move the counter up to rv (never down). */
+void mock_store_advance_rv(mock_store *s, uint64_t rv);
+
+/* One stored object for mock_store_dump (borrowed for the call). */
+typedef int (*mock_store_dump_fn)(const mock_resource *r, const char *key, const char *json,
+                                  size_t len, uint64_t rv, void *payload);
+/* Called after the last object, still under the lock, with the
+ * resourceVersion of the state just walked. */
+typedef int (*mock_store_dump_end_fn)(uint64_t rv, void *payload);
+/* Every object of every kind under one read lock (writers wait), then end
+ * (may be NULL). The callbacks must not call into the store. Returns the
+ * first non-zero result of fn or end. */
+int mock_store_dump(mock_store *s, mock_store_dump_fn fn, mock_store_dump_end_fn end,
+                    void *payload);
+
 #endif
