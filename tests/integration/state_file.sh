@@ -117,15 +117,16 @@ echo "lease renewed ${renewed} ms after the restart (renew interval 1000 ms)"
 [ "$renewed" -le 2000 ] || fail "recovery took ${renewed} ms, more than one renew interval"
 
 # The Node informer relisted: an annotation set now reaches the agent. The
-# config controller acts on it at its next 10 s sync tick (upstream's
-# period), so this takes up to twenty seconds.
+# config controller acts on it at its next sync tick (upstream's 10 s with
+# jitter): it posts a NodeletConfigChanged Event naming the ConfigMap's uid
+# and restarts on the config.
 curl -s -XPATCH -H 'Content-Type: application/merge-patch+json' "$api/nodes/edge-k9" \
 	-d '{"metadata":{"annotations":{"nodelet.io/config-source":"{\"configMap\":{\"namespace\":\"kube-system\",\"name\":\"edge-config\",\"kubeletConfigKey\":\"nodelet\"}}"}}}' \
 	>/dev/null
 ok=
-for _ in $(seq 1 150); do
-	curl -s "$api/nodes/edge-k9" >"$work/body"
-	grep -q "nodelet.io/config-status" "$work/body" && grep -q "$cm_uid" "$work/body" &&
+for _ in $(seq 1 300); do
+	curl -s "$api/namespaces/default/events" >"$work/body"
+	grep -q "NodeletConfigChanged" "$work/body" && grep -q "UID: $cm_uid" "$work/body" &&
 		{ ok=1; break; }
 	sleep 0.1
 done
