@@ -104,6 +104,11 @@ typedef struct {
 	char *content_type, *accept;
 	char *group, *resource, *name;
 	long timeout_ms;
+	/* The whole request's end on the client's clock (mono), retries and
+	 * their waits included, as client-go's request context; 0 = none. Set
+	 * at the first attempt (after the first rate-limit wait, as client-go
+	 * throttles before it starts the timeout). */
+	int64_t deadline;
 	nl_data_cb on_data;
 	void *data_payload;
 	nl_loop *loop; /* set for async transfers: stream data is buffered */

@@ -340,6 +340,8 @@ int nl__xfer_begin(nl__xfer *x, nl_result *res)
 {
 	struct curl_slist *hdrs = NULL;
 	int rc;
+	if (x->attempts == 0 && x->timeout_ms > 0)
+		x->deadline = nl_clock_mono(x->client->clock) + x->timeout_ms * NL_USEC_PER_MSEC;
 	x->attempts++;
 	nl_buf_reset(&x->rbuf);
 	nl_buf_reset(&x->sbuf);
@@ -428,9 +430,13 @@ static int retry_after_seconds(const char *h)
 	return v < 0 ? 0 : (int)v;
 }
 
-static int may_retry(const nl__xfer *x)
+/* Not when the wait would end past the request's deadline: client-go's
+ * context would expire during it. */
+static int may_retry(const nl__xfer *x, int64_t wait_usec)
 {
 	int max = x->client->opts.max_retries;
+	if (x->deadline && nl_clock_mono(x->client->clock) + wait_usec >= x->deadline)
+		return 0;
 	return max >= 0 && x->attempts <= max && x->streamed == 0;
 }
 
@@ -447,7 +453,8 @@ int nl__xfer_outcome(nl__xfer *x, CURLcode cc, nl_result *res, int64_t *wait_use
 		                       x->method, x->url, x->client->opts.max_body);
 	if (cc != CURLE_OK) {
 		/* client-go retries a GET whose connection was reset, after 1 s. */
-		if (connection_reset(cc) && strcmp(x->method, "GET") == 0 && may_retry(x)) {
+		if (connection_reset(cc) && strcmp(x->method, "GET") == 0 &&
+		    may_retry(x, NL_USEC_PER_SEC)) {
 			*wait_usec = NL_USEC_PER_SEC;
 			return NL__RETRY;
 		}
@@ -467,7 +474,8 @@ int nl__xfer_outcome(nl__xfer *x, CURLcode cc, nl_result *res, int64_t *wait_use
 		return NL__RETRY;
 	}
 	int ra = retry_after_seconds(x->retry_after);
-	if ((x->http == 429 || x->http >= 500) && ra >= 0 && may_retry(x)) {
+	if ((x->http == 429 || x->http >= 500) && ra >= 0 &&
+	    may_retry(x, (int64_t)ra * NL_USEC_PER_SEC)) {
 		*wait_usec = (int64_t)ra * NL_USEC_PER_SEC;
 		return NL__RETRY;
 	}

@@ -544,6 +544,40 @@ static void test_client__retries_stop_after_ten(void)
 	nl_clock_free(clock);
 }
 
+/* The whole-request timeout covers the retries, as client-go's request
+ * context does: a retry whose Retry-After wait would end past it is not
+ * made. Found by the agent soak: a heartbeat retried on 429 for longer
+ * than the lease lasts wrote a renewTime older than the lease duration. */
+static void test_client__retries_stop_at_the_request_timeout(void)
+{
+	nl_rest_config cfg = {0};
+	nl_client_options o;
+	nl_client *c = NULL;
+	nl_clock *clock;
+	nl_result res = NL_RESULT_INIT;
+	json_object *out = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, 0), 0);
+	cfg.server = (char *)base;
+	nl_client_options_init(&o);
+	o.qps = -1;
+	o.clock = clock;
+	o.timeout_ms = 5000;
+	CU_ASSERT_EQUAL_FATAL(nl_client_new(&c, &cfg, &o, NULL), 0);
+	add_fault("{\"match\":{\"verb\":\"get\",\"resource\":\"namespaces\"},"
+	          "\"action\":{\"status\":429,\"retryAfterSeconds\":2},\"times\":0}");
+	CU_ASSERT_EQUAL(nl_api_get(&out, c, "/api/v1/namespaces/default", &res),
+	                NL_ETOOMANYREQUESTS);
+	/* At 0, 2 and 4 s; the next would be at 6 s, past the 5 s. */
+	CU_ASSERT_EQUAL(res.attempts, 3);
+	CU_ASSERT_EQUAL(nl_clock_mono(clock), 4 * NL_USEC_PER_SEC);
+	CU_ASSERT_TRUE(nl_is_too_many_requests(&res));
+	CU_ASSERT_PTR_NULL(out);
+	mock_server_remove_fault(srv, NULL);
+	nl_result_clear(&res);
+	nl_client_free(c);
+	nl_clock_free(clock);
+}
+
 static void test_client__5xx_retried_only_with_retry_after(void)
 {
 	nl_clock *clock;
@@ -777,6 +811,7 @@ static CU_TestInfo tests[] = {
     {"patch_types", test_client__patch_types},
     {"429_with_retry_after_is_retried", test_client__429_with_retry_after_is_retried},
     {"retries_stop_after_ten", test_client__retries_stop_after_ten},
+    {"retries_stop_at_the_request_timeout", test_client__retries_stop_at_the_request_timeout},
     {"5xx_retried_only_with_retry_after", test_client__5xx_retried_only_with_retry_after},
     {"reset_connection_retries_only_gets", test_client__reset_connection_retries_only_gets},
     {"malformed_body_is_parse_error", test_client__malformed_body_is_parse_error},

@@ -39,7 +39,9 @@ typedef struct {
 	int max_retries;         /* 0 = 10; < 0 = never retry */
 	long connect_timeout_ms; /* 0 = 30000 (client-go's dialer) */
 	/* Whole-request limit for ordinary requests; 0 = 60000, < 0 = none.
-	 * Streams (nl_request.on_data) are never cut by it. */
+	 * It bounds each attempt, and the retries with their waits on the
+	 * clock: a retry whose wait would end past it is not made (client-go's
+	 * request context). Streams (nl_request.on_data) are never cut by it. */
 	long timeout_ms;
 	size_t max_body;        /* cap on a buffered response body; 0 = 64 MiB */
 	const char *user_agent; /* NULL = "nodelet/<version> (<os>/<arch>)" */
