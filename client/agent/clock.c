@@ -14,6 +14,8 @@ struct nl_clock {
 	int64_t virt;
 	int64_t *sleeps;
 	size_t nsleeps, sleeps_cap, total_sleeps;
+	void (*on_sleep)(int64_t now, void *payload);
+	void *on_sleep_payload;
 };
 
 static int64_t read_clock(clockid_t id)
@@ -139,13 +141,21 @@ static void record_sleep(nl_clock *c, int64_t usec)
 
 static int fake_sleep(nl_clock *c, int64_t usec)
 {
+	void (*hook)(int64_t now, void *payload) = NULL;
+	void *payload = NULL;
+	int64_t now = 0;
 	pthread_mutex_lock(&c->mu);
 	int rc = c->stopped ? NL_ECANCELED : 0;
 	if (rc == 0) {
 		record_sleep(c, usec);
 		c->virt = add_sat(c->virt, usec);
+		now = c->virt;
+		hook = c->on_sleep;
+		payload = c->on_sleep_payload;
 	}
 	pthread_mutex_unlock(&c->mu);
+	if (hook)
+		hook(now, payload);
 	return rc;
 }
 
@@ -320,5 +330,13 @@ void nl_clock_fake_clear_sleeps(nl_clock *c)
 	pthread_mutex_lock(&c->mu);
 	c->nsleeps = 0;
 	c->total_sleeps = 0;
+	pthread_mutex_unlock(&c->mu);
+}
+
+void nl_clock_fake_on_sleep(nl_clock *c, void (*fn)(int64_t now, void *payload), void *payload)
+{
+	pthread_mutex_lock(&c->mu);
+	c->on_sleep = fn;
+	c->on_sleep_payload = payload;
 	pthread_mutex_unlock(&c->mu);
 }

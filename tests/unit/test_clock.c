@@ -205,6 +205,48 @@ static void test_clock__fake_sleep_after_stop_is_canceled(void)
 	nl_clock_free(c);
 }
 
+/* The sleep hook: a test driver acting at a virtual time that passes
+ * inside a sleep (timers cannot: they never fire there). */
+typedef struct {
+	int64_t seen[4];
+	int n;
+	nl_clock *clock;
+} hook_log;
+
+static void on_sleep(int64_t now, void *payload)
+{
+	hook_log *h = payload;
+	if (h->n < 4)
+		h->seen[h->n] = now;
+	h->n++;
+	/* The clock's lock is not held: the hook may use the clock. */
+	CU_ASSERT_EQUAL(nl_clock_now(h->clock), now);
+}
+
+static void test_clock__fake_sleep_hook_sees_each_sleep(void)
+{
+	nl_clock *c;
+	hook_log h = {{0}, 0, NULL};
+
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&c, 10 * SEC), 0);
+	h.clock = c;
+	nl_clock_fake_on_sleep(c, on_sleep, &h);
+	CU_ASSERT_EQUAL(nl_clock_sleep(c, 200 * MS), 0);
+	CU_ASSERT_EQUAL(nl_clock_sleep(c, 7 * SEC), 0);
+	CU_ASSERT_EQUAL_FATAL(h.n, 2);
+	CU_ASSERT_EQUAL(h.seen[0], 10 * SEC + 200 * MS);
+	CU_ASSERT_EQUAL(h.seen[1], 17 * SEC + 200 * MS);
+	/* Not for advances, not after stop, not once removed. */
+	CU_ASSERT_EQUAL(nl_clock_advance(c, SEC), 0);
+	nl_clock_fake_on_sleep(c, NULL, NULL);
+	CU_ASSERT_EQUAL(nl_clock_sleep(c, SEC), 0);
+	nl_clock_fake_on_sleep(c, on_sleep, &h);
+	nl_clock_stop(c);
+	CU_ASSERT_EQUAL(nl_clock_sleep(c, SEC), NL_ECANCELED);
+	CU_ASSERT_EQUAL(h.n, 2);
+	nl_clock_free(c);
+}
+
 static void test_clock__fake_advance_fires_at_each_deadline(void)
 {
 	nl_clock *c;
@@ -637,6 +679,7 @@ static CU_TestInfo clock_tests[] = {
     {"timers_heap_order_under_random_load", test_clock__timers_heap_order_under_random_load},
     {"fake_sleep_advances_and_records", test_clock__fake_sleep_advances_and_records},
     {"fake_sleep_after_stop_is_canceled", test_clock__fake_sleep_after_stop_is_canceled},
+    {"fake_sleep_hook_sees_each_sleep", test_clock__fake_sleep_hook_sees_each_sleep},
     {"fake_advance_fires_at_each_deadline", test_clock__fake_advance_fires_at_each_deadline},
     {"fake_advance_past_target_when_callback_sleeps",
      test_clock__fake_advance_past_target_when_callback_sleeps},

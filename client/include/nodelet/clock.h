@@ -92,6 +92,12 @@ int nl_clock_advance(nl_clock *c, int64_t usec);
  * *total_out (may be NULL), the count including those not recorded. */
 const int64_t *nl_clock_fake_sleeps(nl_clock *c, size_t *n_out, size_t *total_out);
 void nl_clock_fake_clear_sleeps(nl_clock *c);
+/* Fake clock only: call fn(now, payload) after each sleep has moved the
+ * clock, on the sleeping thread and without the clock's lock (fn may use
+ * the clock), so a test driver can act at a virtual time passed inside a
+ * blocking backoff, where timers never fire (decisions/0005). Not after a
+ * cancelled sleep, not for nl_clock_advance. fn NULL removes the hook. */
+void nl_clock_fake_on_sleep(nl_clock *c, void (*fn)(int64_t now, void *payload), void *payload);
 
 /* --- randomness and jitter (wait.Jitter) ------------------------------------ */
 
