@@ -3,16 +3,20 @@
  * sync, backoffEnsureLease, ensureLease, retryUpdateLease, newLease. */
 #include "lease_internal.h"
 
+#include <nodelet/doc.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct nl_lease_controller {
 	nl_clock *clock;
 	nl_lease_ops ops;
+	int (*update_text)(char **out, size_t *out_len, nl_status **status, const char *ns,
+	                   const char *name, const char *body, size_t len, void *payload);
 	char *node_name;
 	char *holder_identity;
 	char *lease_name;
@@ -21,8 +25,14 @@ struct nl_lease_controller {
 	void (*hook)(void *payload);
 	void *hook_payload;
 	uint64_t seed;
-	/* latestLease: the server's answer to our last create or update. */
-	json_object *latest;
+	/* latestLease: the server's answer to our last create or update, kept
+	 * as compact JSON text (~1 KiB for a node lease; a json-c tree of it
+	 * takes ~20 KiB), NULL when none. Renewals splice the new fields into
+	 * it (see "The cached lease as text"). */
+	char *latest;
+	size_t latest_len;
+	/* latest parsed, for nl_lease_controller_latest only; dropped with it. */
+	json_object *latest_tree;
 	nl_jitter_until loop;
 };
 
@@ -152,9 +162,24 @@ static int set_node_owner(json_object *lease, nl_lease_controller *lc)
 	return rc;
 }
 
+/* newLease's changes, made on lease itself: the duration and renewTime
+ * asserted, the owner added when missing and the Node is readable. */
+static int renew_tree(json_object *lease, nl_lease_controller *lc, const char *renew)
+{
+	json_object *spec;
+
+	/* Later upstream fix: the duration is asserted on every renewal, since
+	 * the configuration may have changed since the lease was created. */
+	if (!(spec = child_object(lease, "spec")) ||
+	    put(spec, "leaseDurationSeconds", json_object_new_int(lc->lease_duration_seconds)) ||
+	    put_string(spec, "renewTime", renew))
+		return NL_ENOMEM;
+	return has_owner_references(lease) ? 0 : set_node_owner(lease, lc);
+}
+
 int nl__lease_new_lease(json_object **out, nl_lease_controller *lc, json_object *base)
 {
-	json_object *lease = NULL, *spec;
+	json_object *lease = NULL;
 	char renew[NL_TIME_BUFSZ];
 	int rc;
 
@@ -166,21 +191,361 @@ int nl__lease_new_lease(json_object **out, nl_lease_controller *lc, json_object 
 		return rc;
 	}
 	nl_time_format_micro(renew, nl_clock_now(lc->clock));
-	/* Later upstream fix: the duration is asserted on every renewal, since
-	 * the configuration may have changed since the lease was created. */
-	rc = NL_ENOMEM;
-	if (!(spec = child_object(lease, "spec")) ||
-	    put(spec, "leaseDurationSeconds", json_object_new_int(lc->lease_duration_seconds)) ||
-	    put_string(spec, "renewTime", renew))
-		goto fail;
-	if (!has_owner_references(lease) && (rc = set_node_owner(lease, lc)) != 0)
-		goto fail;
+	if ((rc = renew_tree(lease, lc, renew)) != 0) {
+		json_object_put(lease);
+		return rc;
+	}
 	*out = lease;
 	return 0;
+}
 
-fail:
-	json_object_put(lease);
-	return rc;
+/* --- the cached lease as text ------------------------------------------------------ */
+
+/* A renewal changes two values of the lease the server last sent. With
+ * thousands of controllers in one process (bench_heartbeat), a json-c tree
+ * per node (~20 KiB) and a deep copy, serialization and free of it per
+ * renewal cost more memory and CPU than the HTTP exchange. So the
+ * controller keeps the answer as text and builds the next body by
+ * replacing the two values in it: the object newLease would build, without
+ * a tree. Only the usual shape qualifies — an ownerReference present, both
+ * spec fields present, no key of interest twice or spelled with escapes
+ * (json-c would decode those and could see another object than a byte
+ * comparison); any other base takes the tree path, newLease proper. */
+
+typedef struct {
+	const char *p;
+	size_t n;
+} span;
+
+/* json-c's default depth, the one the client's decoder uses: an answer the
+ * client could not have parsed is not taken as text either. */
+#define TEXT_MAX_DEPTH 32
+
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && is_ws(*p))
+		p++;
+	return p;
+}
+
+static int is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* p at '"': past the closing quote, or NULL when the string is not valid
+ * JSON. */
+static const char *scan_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '"')
+			return p + 1;
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p != '\\')
+			continue;
+		if (++p >= end)
+			return NULL;
+		if (*p == 'u') {
+			for (int i = 0; i < 4; i++)
+				if (++p >= end || !is_hex(*p))
+					return NULL;
+		} else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static const char *scan_digits(const char *p, const char *end)
+{
+	const char *start = p;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p > start ? p : NULL;
+}
+
+/* Past a number or literal, or NULL. */
+static const char *scan_scalar(const char *p, const char *end)
+{
+	static const char *const words[] = {"true", "false", "null"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t n = strlen(words[i]);
+		if ((size_t)(end - p) >= n && memcmp(p, words[i], n) == 0)
+			return p + n;
+	}
+	if (p < end && *p == '-')
+		p++;
+	if (p < end && *p == '0')
+		p++;
+	else if (!(p = scan_digits(p, end)))
+		return NULL;
+	if (p < end && *p == '.' && !(p = scan_digits(p + 1, end)))
+		return NULL;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		p = scan_digits(p, end);
+	}
+	return p;
+}
+
+static const char *scan_value(const char *p, const char *end, int depth);
+
+/* p at '{' or '[': past the matching close, or NULL. */
+static const char *scan_container(const char *p, const char *end, int depth)
+{
+	int object = *p == '{';
+	char close = object ? '}' : ']';
+
+	if (depth >= TEXT_MAX_DEPTH)
+		return NULL;
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == close)
+		return p + 1;
+	for (;;) {
+		if (object) {
+			if (p >= end || *p != '"' || !(p = scan_string(p, end)))
+				return NULL;
+			p = skip_ws(p, end);
+			if (p >= end || *p != ':')
+				return NULL;
+			p = skip_ws(p + 1, end);
+		}
+		if (!(p = scan_value(p, end, depth + 1)))
+			return NULL;
+		p = skip_ws(p, end);
+		if (p < end && *p == ',') {
+			p = skip_ws(p + 1, end);
+			continue;
+		}
+		return p < end && *p == close ? p + 1 : NULL;
+	}
+}
+
+/* Past one JSON value at p, or NULL when there is none. */
+static const char *scan_value(const char *p, const char *end, int depth)
+{
+	if (p >= end)
+		return NULL;
+	if (*p == '"')
+		return scan_string(p, end);
+	if (*p == '{' || *p == '[')
+		return scan_container(p, end, depth);
+	return scan_scalar(p, end);
+}
+
+/* Whether text is one JSON object (whitespace around it allowed). */
+static int is_json_object(const char *text, size_t len)
+{
+	const char *end = text + len, *p = skip_ws(text, end);
+	if (p >= end || *p != '{' || !(p = scan_value(p, end, 0)))
+		return 0;
+	return skip_ws(p, end) == end;
+}
+
+/* The splice reads only text known to be JSON (json-c wrote it, or
+ * is_json_object accepted it when it arrived), so it skips values without
+ * checking them again: a renewal reads its base about twice. */
+
+/* p at '"': past the closing quote, or NULL. */
+static const char *skip_string(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* Past the value at p, or NULL when the text ends first. */
+static const char *skip_value(const char *p, const char *end)
+{
+	size_t depth = 0;
+
+	if (p < end && *p != '"' && *p != '{' && *p != '[') {
+		while (p < end && *p != ',' && *p != '}' && *p != ']' && !is_ws(*p))
+			p++;
+		return p;
+	}
+	do {
+		if (p >= end)
+			return NULL;
+		if (*p == '"') {
+			p = skip_string(p, end);
+			continue;
+		}
+		if (*p == '{' || *p == '[')
+			depth++;
+		else if (*p == '}' || *p == ']')
+			depth--;
+		p++;
+	} while (p && depth > 0);
+	return p;
+}
+
+/* In the object obj, the values of keys[0..n-1] (a NULL span when absent).
+ * NL_EINVAL when obj is no object, a key of interest occurs twice or any
+ * key has an escape. */
+static int find_members(span *vals, span obj, const char *const *keys, size_t n)
+{
+	const char *p = obj.p, *end = obj.p + obj.n;
+
+	for (size_t i = 0; i < n; i++)
+		vals[i] = (span){NULL, 0};
+	if (p >= end || *p != '{')
+		return NL_EINVAL;
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == '}')
+		return 0;
+	for (;;) {
+		const char *k = p, *kend = p < end && *p == '"' ? skip_string(p, end) : NULL;
+		if (!kend || memchr(k, '\\', (size_t)(kend - k)))
+			return NL_EINVAL;
+		p = skip_ws(kend, end);
+		if (p >= end || *p != ':')
+			return NL_EINVAL;
+		const char *v = skip_ws(p + 1, end), *vend = skip_value(v, end);
+		if (!vend)
+			return NL_EINVAL;
+		for (size_t i = 0; i < n; i++) {
+			size_t klen = strlen(keys[i]);
+			if ((size_t)(kend - k) != klen + 2 || memcmp(k + 1, keys[i], klen) != 0)
+				continue;
+			if (vals[i].p)
+				return NL_EINVAL;
+			vals[i] = (span){v, (size_t)(vend - v)};
+		}
+		p = skip_ws(vend, end);
+		if (p < end && *p == ',') {
+			p = skip_ws(p + 1, end);
+			continue;
+		}
+		return p < end && *p == '}' ? 0 : NL_EINVAL;
+	}
+}
+
+static int nonempty_array(span v)
+{
+	const char *end = v.p + v.n, *p;
+	if (!v.p || v.n == 0 || *v.p != '[')
+		return 0;
+	p = skip_ws(v.p + 1, end);
+	return p < end && *p != ']';
+}
+
+static char *append(char *w, const char *s, size_t n)
+{
+	memcpy(w, s, n);
+	return w + n;
+}
+
+/* newLease(base) on base's text: *out (malloc'd, *out_len bytes) is base
+ * with spec.leaseDurationSeconds and spec.renewTime replaced. NL_ENOTFOUND
+ * when base does not have the shape described above; NL_ENOMEM. */
+static int splice_renewal(char **out, size_t *out_len, const nl_lease_controller *lc,
+                          const char *base, size_t len, const char *renew)
+{
+	static const char *const top_keys[] = {"metadata", "spec"};
+	static const char *const meta_keys[] = {"ownerReferences"};
+	static const char *const spec_keys[] = {"leaseDurationSeconds", "renewTime"};
+	const char *end = base + len;
+	span top, t[2], m[1], s[2];
+	char val[2][NL_TIME_BUFSZ + 16];
+	size_t vlen[2];
+
+	top.p = skip_ws(base, end);
+	top.n = (size_t)(end - top.p);
+	while (top.n && is_ws(top.p[top.n - 1]))
+		top.n--;
+	if (find_members(t, top, top_keys, 2) != 0 || !t[0].p || !t[1].p ||
+	    find_members(m, t[0], meta_keys, 1) != 0 || !nonempty_array(m[0]) ||
+	    find_members(s, t[1], spec_keys, 2) != 0 || !s[0].p || !s[1].p)
+		return NL_ENOTFOUND;
+	vlen[0] = (size_t)snprintf(val[0], sizeof(val[0]), "%d", (int)lc->lease_duration_seconds);
+	vlen[1] = (size_t)snprintf(val[1], sizeof(val[1]), "\"%s\"", renew);
+
+	/* The two values in text order, each replaced. */
+	int a = s[0].p < s[1].p ? 0 : 1, b = 1 - a;
+	const char *a_end = s[a].p + s[a].n, *b_end = s[b].p + s[b].n;
+	size_t n = len - s[0].n - s[1].n + vlen[0] + vlen[1];
+	char *body = malloc(n + 1), *w;
+	if (!body)
+		return NL_ENOMEM;
+	w = append(body, base, (size_t)(s[a].p - base));
+	w = append(w, val[a], vlen[a]);
+	w = append(w, a_end, (size_t)(s[b].p - a_end));
+	w = append(w, val[b], vlen[b]);
+	w = append(w, b_end, (size_t)(end - b_end));
+	*w = '\0';
+	*out = body;
+	*out_len = n;
+	return 0;
+}
+
+/* A malloc'd copy of lease's compact text. */
+static int tree_text(char **out, size_t *len_out, json_object *lease)
+{
+	size_t len = 0;
+	const char *s = nl_json_compact(lease, &len);
+	char *copy = s ? malloc(len + 1) : NULL;
+	if (!copy)
+		return NL_ENOMEM;
+	memcpy(copy, s, len + 1);
+	*out = copy;
+	*len_out = len;
+	return 0;
+}
+
+/* The object in text, as the client's decoder would build it. */
+static int parse_text(json_object **out, const char *text, size_t len)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *obj;
+	enum json_tokener_error e;
+
+	if (!tok)
+		return NL_ENOMEM;
+	obj = json_tokener_parse_ex(tok, text, (int)len);
+	e = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	if (!obj || e != json_tokener_success || !json_object_is_type(obj, json_type_object)) {
+		json_object_put(obj);
+		return NL_EPARSE;
+	}
+	*out = obj;
+	return 0;
+}
+
+/* metadata.resourceVersion of a lease's text, for the log; "" when absent. */
+static void text_resource_version(char *buf, size_t size, const char *text, size_t len)
+{
+	static const char *const meta[] = {"metadata"}, *const rv[] = {"resourceVersion"};
+	span top = {skip_ws(text, text + len), 0}, m, v;
+
+	top.n = (size_t)(text + len - top.p);
+	*buf = '\0';
+	if (find_members(&m, top, meta, 1) == 0 && m.p && find_members(&v, m, rv, 1) == 0 && v.p &&
+	    v.n >= 2 && *v.p == '"')
+		snprintf(buf, size, "%.*s", (int)(v.n - 2), v.p + 1);
+}
+
+/* Replace the cached lease with text (ownership passes; NULL clears). */
+static void set_latest_text(nl_lease_controller *lc, char *text, size_t len)
+{
+	free(lc->latest);
+	json_object_put(lc->latest_tree);
+	lc->latest_tree = NULL;
+	lc->latest = text;
+	lc->latest_len = text ? len : 0;
 }
 
 /* --- ensureLease / backoffEnsureLease ------------------------------------------- */
@@ -251,52 +616,121 @@ static int backoff_ensure_lease(json_object **out, int *created, nl_lease_contro
 
 void nl__lease_set_latest(nl_lease_controller *lc, json_object *lease)
 {
-	json_object_put(lc->latest);
-	lc->latest = lease;
+	char *text = NULL;
+	size_t len = 0;
+
+	/* Out of memory leaves nothing cached: the next sync GETs the lease. */
+	if (lease && tree_text(&text, &len, lease) != 0)
+		text = NULL;
+	json_object_put(lease);
+	set_latest_text(lc, text, len);
 }
 
-/* One UPDATE of newLease(base). NL_ENOTFOUND without a request when the
- * Node cannot be read and the lease has no owner yet (later upstream: a
- * deleted Node must not be kept alive by its lease). */
-static int update_once(nl_lease_controller *lc, json_object *base)
+/* newLease(base) through json-c, for a base (text, or NULL for none) the
+ * splice does not take. */
+static int renewal_tree(json_object **out, nl_lease_controller *lc, const char *base, size_t len,
+                        const char *renew)
 {
-	json_object *lease = NULL, *updated = NULL;
-	nl_status *status = NULL;
-	nl_err err;
-	int rc = nl__lease_new_lease(&lease, lc, base);
+	json_object *lease = NULL;
+	int rc = base ? parse_text(&lease, base, len) : lease_skeleton(&lease, lc);
 
+	if (rc == 0 && (rc = renew_tree(lease, lc, renew)) != 0)
+		json_object_put(lease);
+	else if (rc == 0)
+		*out = lease;
+	return rc;
+}
+
+/* The server's answer to an update, as text (ownership to *out). */
+static int call_update(char **out, size_t *out_len, nl_status **status, nl_lease_controller *lc,
+                       json_object *lease, const char *body, size_t body_len)
+{
+	json_object *parsed = NULL, *updated = NULL;
+	int rc;
+
+	if (lc->update_text) {
+		if (!body && !(body = nl_json_compact(lease, &body_len)))
+			return NL_ENOMEM;
+		rc = lc->update_text(out, out_len, status, lc->lease_namespace, lc->lease_name,
+		                     body, body_len, lc->ops.payload);
+		if (rc == 0 && (!*out || !is_json_object(*out, *out_len))) {
+			free(*out);
+			*out = NULL;
+			return NL_EPARSE;
+		}
+		/* Keep no slack of the receive buffer: one of these per node. */
+		char *trimmed = rc == 0 ? realloc(*out, *out_len + 1) : NULL;
+		if (trimmed)
+			*out = trimmed;
+		return rc;
+	}
+	if (!lease && (rc = parse_text(&parsed, body, body_len)) != 0)
+		return rc;
+	rc = lc->ops.update_lease(&updated, status, lc->lease_namespace, lease ? lease : parsed,
+	                          lc->ops.payload);
+	json_object_put(parsed);
+	if (rc == 0) {
+		/* Renewed; if the copy fails, nothing is cached and the next sync
+		 * GETs the lease. */
+		if (tree_text(out, out_len, updated) != 0)
+			*out = NULL;
+		json_object_put(updated);
+	}
+	return rc;
+}
+
+/* One UPDATE of newLease(base), base the text of a lease or NULL.
+ * NL_ENOTFOUND without a request when the Node cannot be read and the
+ * lease has no owner yet (later upstream: a deleted Node must not be kept
+ * alive by its lease). */
+static int update_once(nl_lease_controller *lc, const char *base, size_t base_len)
+{
+	json_object *lease = NULL;
+	nl_status *status = NULL;
+	char *body = NULL, *answer = NULL, renew[NL_TIME_BUFSZ], rv[64];
+	size_t body_len = 0, answer_len = 0;
+	nl_err err;
+	int rc;
+
+	nl_time_format_micro(renew, nl_clock_now(lc->clock));
+	rc = base ? splice_renewal(&body, &body_len, lc, base, base_len, renew) : NL_ENOTFOUND;
+	if (rc == NL_ENOTFOUND)
+		rc = renewal_tree(&lease, lc, base, base_len, renew);
 	if (rc != 0) {
 		NL_LOG_ERROR("failed to prepare node lease: %s", nl_strerror(rc));
 		return rc;
 	}
-	if (!has_owner_references(lease)) {
+	if (lease && !has_owner_references(lease)) {
 		NL_LOG_ERROR("failed to prepare node lease: node \"%s\" cannot be read, not "
 		             "renewing",
 		             lc->node_name);
 		json_object_put(lease);
 		return NL_ENOTFOUND;
 	}
-	rc = lc->ops.update_lease(&updated, &status, lc->lease_namespace, lease, lc->ops.payload);
+	rc = call_update(&answer, &answer_len, &status, lc, lease, body, body_len);
+	json_object_put(lease);
+	free(body);
 	if (rc == 0) {
 		nl_status_free(status);
-		NL_LOG_V(4, "renewed node lease %s/%s: renewTime %s, resourceVersion %s",
-		         lc->lease_namespace, lc->lease_name,
-		         nl_json_get_string(lease, "spec.renewTime"),
-		         nl_meta_resource_version(updated) ? nl_meta_resource_version(updated)
-		                                           : "");
-		json_object_put(lease);
-		nl__lease_set_latest(lc, updated);
+		/* base may be lc->latest: not used from here on. */
+		set_latest_text(lc, answer, answer_len);
+		if (nl_log_enabled(4)) {
+			text_resource_version(rv, sizeof(rv), lc->latest ? lc->latest : "",
+			                      lc->latest_len);
+			NL_LOG_V(4, "renewed node lease %s/%s: renewTime %s, resourceVersion %s",
+			         lc->lease_namespace, lc->lease_name, renew, rv);
+		}
 		return 0;
 	}
-	json_object_put(lease);
 	call_failed(&err, rc, status);
 	NL_LOG_ERROR("failed to update node lease, error: %s", err.msg);
 	return rc;
 }
 
-int nl__lease_retry_update(nl_lease_controller *lc, json_object *base)
+/* retryUpdateLease with base as text (NULL for none). */
+static int retry_update(nl_lease_controller *lc, const char *base, size_t base_len)
 {
-	json_object *refetched = NULL; /* owned base after a conflict */
+	char *refetched = NULL; /* owned base after a conflict */
 	int rc = NL_ERROR;
 
 	for (int i = 0; i < NL_LEASE_MAX_UPDATE_RETRIES; i++) {
@@ -305,7 +739,7 @@ int nl__lease_retry_update(nl_lease_controller *lc, json_object *base)
 			break;
 		}
 		/* base may be lc->latest, which a success replaces: not used after. */
-		if ((rc = update_once(lc, base)) == 0)
+		if ((rc = update_once(lc, base, base_len)) == 0)
 			break;
 		if (rc == NL_ECONFLICT) {
 			/* Optimistic lock lost: take the server's current lease. Not a
@@ -316,14 +750,34 @@ int nl__lease_retry_update(nl_lease_controller *lc, json_object *base)
 				rc = NL_ECANCELED;
 				break;
 			}
-			json_object_put(refetched);
-			base = refetched = fresh;
+			free(refetched);
+			refetched = NULL;
+			base_len = 0;
+			if (fresh && tree_text(&refetched, &base_len, fresh) != 0) {
+				json_object_put(fresh);
+				rc = NL_ENOMEM;
+				break;
+			}
+			json_object_put(fresh);
+			base = refetched;
 			continue;
 		}
 		if (i > 0 && lc->hook)
 			lc->hook(lc->hook_payload);
 	}
-	json_object_put(refetched);
+	free(refetched);
+	return rc;
+}
+
+int nl__lease_retry_update(nl_lease_controller *lc, json_object *base)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = base ? tree_text(&text, &len, base) : 0;
+
+	if (rc == 0)
+		rc = retry_update(lc, text, len);
+	free(text);
 	return rc;
 }
 
@@ -338,7 +792,7 @@ int nl_lease_controller_sync(nl_lease_controller *lc)
 	if (lc->latest) {
 		/* The lease is (almost) only written by us: update from the
 		 * cached copy and skip the GET, sparing etcd and the apiserver. */
-		rc = nl__lease_retry_update(lc, lc->latest);
+		rc = retry_update(lc, lc->latest, lc->latest_len);
 		if (rc == 0 || rc == NL_ECANCELED)
 			return rc;
 		NL_LOG_INFO("failed to update lease using latest lease, fallback to ensure lease, "
@@ -356,7 +810,9 @@ int nl_lease_controller_sync(nl_lease_controller *lc)
 		NL_LOG_V(4, "created node lease %s/%s", lc->lease_namespace, lc->lease_name);
 		return 0;
 	}
-	rc = nl__lease_retry_update(lc, lease);
+	if (!lc->latest)
+		return NL_ENOMEM;
+	rc = retry_update(lc, lc->latest, lc->latest_len);
 	if (rc != 0 && rc != NL_ECANCELED) {
 		nl_duration_format(d, nl_lease_controller_renew_interval(lc));
 		NL_LOG_ERROR("failed %d attempts to update node lease, will retry after %s",
@@ -390,6 +846,7 @@ int nl_lease_controller_new(nl_lease_controller **out, const nl_lease_controller
 		return NL_ENOMEM;
 	lc->clock = opts->clock;
 	lc->ops = *ops;
+	lc->update_text = opts->update_lease_text;
 	lc->node_name = strdup(opts->node_name);
 	lc->holder_identity = dup_or(opts->holder_identity, opts->node_name);
 	lc->lease_name = dup_or(opts->lease_name, opts->node_name);
@@ -414,7 +871,7 @@ void nl_lease_controller_free(nl_lease_controller *lc)
 	if (!lc)
 		return;
 	nl_lease_controller_stop(lc);
-	json_object_put(lc->latest);
+	set_latest_text(lc, NULL, 0);
 	free(lc->node_name);
 	free(lc->holder_identity);
 	free(lc->lease_name);
@@ -458,5 +915,12 @@ int nl_lease_controller_set_lease_duration(nl_lease_controller *lc, int32_t seco
 
 json_object *nl_lease_controller_latest(const nl_lease_controller *lc)
 {
-	return lc->latest;
+	/* Parsed on first use and kept until the cache changes. Every
+	 * controller comes from nl_lease_controller_new (calloc), so it is not
+	 * const underneath. */
+	nl_lease_controller *self = (nl_lease_controller *)lc;
+	if (!self->latest_tree && self->latest &&
+	    parse_text(&self->latest_tree, self->latest, self->latest_len) != 0)
+		self->latest_tree = NULL;
+	return self->latest_tree;
 }

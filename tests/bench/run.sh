@@ -525,7 +525,7 @@ hb_ladder_run() { # LABEL MOCK-FLAGS...
 		ok=$(met "$missed == 0 && $p99 < 100")
 		say "   $label N=$n: $res"
 		hb_rows="$hb_rows
-| $label | $n | $(echo "$res" | field renewals_per_s) | $(echo "$res" | field p50_ms) | $p99 | $missed | $(echo "$res" | field client_cpu_pct) | $(($(echo "$res" | field client_rss_kib) / 1024)) | $(echo "$res" | field server_cpu_pct) | $(($(echo "$res" | field server_rss_kib) / 1024)) | $ok |"
+| $label | $n | $(echo "$res" | field renewals_per_s) | $(echo "$res" | field p50_ms) | $p99 | $missed | $(echo "$res" | field client_cpu_pct) | $(echo "$res" | field client_cpu_us_per_renewal) | $(($(echo "$res" | field client_rss_kib) / 1024)) | $(echo "$res" | field client_bytes_per_node) | $(echo "$res" | field server_cpu_pct) | $(($(echo "$res" | field server_rss_kib) / 1024)) | $ok |"
 		[ "$ok" = yes ] || break
 		best=$n best_res=$res
 	done
@@ -544,10 +544,10 @@ bench_heartbeat() {
 		"—" "—" "N ≥ 50,000: $(met "$d_best >= 50000")"
 	details+=("### 3. Heartbeat scale
 
-\`bench_heartbeat\`: N \`nl_lease_controller\`s (the agent's code) in one process on one \`nl_loop\`, sharing $hb_connections keep-alive connections. The controllers' synchronous \`nl_lease_ops\` run on the async client through coroutines (only syncs in flight hold one). Nodes join spread over one renew interval or N ms, whichever is longer (a first sync is three requests: GET, GET Node, CREATE); one interval later renewals are measured for ${hb_window} s: latency from due time to completion; missed = failed or still overdue at the end. The ladder stops at the first N that misses the target. \"controllers off\" runs the mock with \`--controllers=-nodelifecycle,-garbagecollector\`.
+\`bench_heartbeat\`: N \`nl_lease_controller\`s (the agent's code) in one process on one \`nl_loop\`, sharing $hb_connections keep-alive connections. The controllers' synchronous \`nl_lease_ops\` run on the async client through coroutines (only syncs in flight hold one); renewals use the controller's text update (\`update_lease_text\` on \`nl_client_send\`: no json-c tree per renewal). Nodes join spread over one renew interval or N ms, whichever is longer (a first sync is three requests: GET, GET Node, CREATE); one interval after the last has joined, renewals are measured for ${hb_window} s: latency from due time to completion; missed = failed or still overdue at the end. Client CPU per renewal and bytes per node (RSS growth from before the controllers exist to the window, over N) hold on a busy machine too. The ladder stops at the first N that misses the target. \"controllers off\" runs the mock with \`--controllers=-nodelifecycle,-garbagecollector\`.
 
-| mock | nodes | renewals/s | p50 ms | p99 ms | missed | client CPU % | client RSS MiB | mock CPU % | mock RSS MiB | target met |
-|---|---|---|---|---|---|---|---|---|---|---|$hb_rows")
+| mock | nodes | renewals/s | p50 ms | p99 ms | missed | client CPU % | client CPU µs/renewal | client RSS MiB | client bytes/node | mock CPU % | mock RSS MiB | target met |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|$hb_rows")
 }
 
 # ---------------------------------------------------------------------------

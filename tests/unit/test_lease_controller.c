@@ -1027,6 +1027,221 @@ static void test_lease_controller__lease_name_namespace_and_holder_settable(void
 	fixture_free(&x);
 }
 
+/* --- the text update (update_lease_text) ---------------------------------------- */
+
+/* When set, the text update answers this instead of the fake's lease. */
+static const char *canned_answer;
+
+static char *copy_text(const char *s, size_t n)
+{
+	char *c = malloc(n + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	memcpy(c, s, n);
+	c[n] = '\0';
+	return c;
+}
+
+/* The same fake API, spoken in text as bench_heartbeat does. */
+static int fake_update_lease_text(char **out, size_t *out_len, nl_status **status, const char *ns,
+                                  const char *name, const char *body, size_t len, void *payload)
+{
+	fake_api *f = payload;
+	json_tokener *tok = json_tokener_new();
+	json_object *lease = json_tokener_parse_ex(tok, body, (int)len), *answer = NULL;
+	size_t n;
+	int rc;
+
+	json_tokener_free(tok);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lease);
+	CU_ASSERT_STRING_EQUAL(name, "foo");
+	if (canned_answer) {
+		begin(f, UPDATE_LEASE, lease);
+		finish(f, 0);
+		*out = copy_text(canned_answer, strlen(canned_answer));
+		*out_len = strlen(canned_answer);
+		json_object_put(lease);
+		return 0;
+	}
+	rc = fake_update_lease(&answer, status, ns, lease, payload);
+	json_object_put(lease);
+	if (rc == 0) {
+		const char *text = nl_json_compact(answer, &n);
+		*out = copy_text(text, n);
+		*out_len = n;
+		json_object_put(answer);
+	}
+	return rc;
+}
+
+static void fixture_init_text(fixture *x)
+{
+	nl_lease_controller_options o = {0};
+
+	canned_answer = NULL;
+	fixture_init(x, 40);
+	nl_lease_controller_free(x->lc);
+	o.clock = x->clock;
+	o.ops = &x->ops;
+	o.node_name = "foo";
+	o.on_repeated_heartbeat_failure = count_hook;
+	o.hook_payload = &x->api;
+	o.jitter_seed = 1234;
+	o.update_lease_text = fake_update_lease_text;
+	CU_ASSERT_EQUAL_FATAL(nl_lease_controller_new(&x->lc, &o), 0);
+}
+
+/* The same story told to a tree-update and a text-update controller: the
+ * same requests with the same bodies, the same cached lease. */
+static void run_story(fixture *x)
+{
+	fake_add_node(&x->api);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x->lc), 0); /* creates */
+	nl_clock_advance(x->clock, 10 * SEC);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x->lc), 0); /* renews from the cache */
+	set_rv(x->api.lease, ++x->api.rv);                   /* another writer */
+	nl_clock_advance(x->clock, 10 * SEC);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x->lc), 0); /* 409, GET, UPDATE */
+	CU_ASSERT_EQUAL(nl_lease_controller_set_lease_duration(x->lc, 60), 0);
+	nl_clock_advance(x->clock, 10 * SEC);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x->lc), 0); /* the new duration */
+}
+
+static void test_lease_controller__text_update_sends_what_tree_update_sends(void)
+{
+	fixture a, b;
+
+	fixture_init(&a, 40);
+	fixture_init_text(&b);
+	run_story(&a);
+	run_story(&b);
+	assert_trace(&b.api, "GET lease 404, GET node 200, CREATE lease 201, UPDATE lease 200, "
+	                     "UPDATE lease 409, GET lease 200, UPDATE lease 200, UPDATE lease 200");
+	CU_ASSERT_EQUAL_FATAL(a.api.nreqs, b.api.nreqs);
+	for (size_t i = 0; i < a.api.nreqs; i++) {
+		CU_ASSERT_EQUAL(a.api.reqs[i].kind, b.api.reqs[i].kind);
+		CU_ASSERT_EQUAL(a.api.reqs[i].rc, b.api.reqs[i].rc);
+		CU_ASSERT(json_object_equal(a.api.reqs[i].body, b.api.reqs[i].body));
+	}
+	CU_ASSERT_EQUAL(
+	    json_object_get_int(nl_json_get_path(last_body(&b), "spec.leaseDurationSeconds")), 60);
+	CU_ASSERT(
+	    json_object_equal(nl_lease_controller_latest(a.lc), nl_lease_controller_latest(b.lc)));
+	CU_ASSERT_STRING_EQUAL(nl_meta_resource_version(nl_lease_controller_latest(b.lc)), "5");
+	fixture_free(&a);
+	fixture_free(&b);
+}
+
+static void test_lease_controller__text_answer_must_be_one_json_object(void)
+{
+	static const char *const bad[] = {
+	    "",           "[1]",       "{\"a\":1,}",       "{\"a\":tru}",
+	    "{\"a\":01}", "{} {}",     "{\"a\":\"\x01\"}", "{\"a\":\"\\x\"}",
+	    "{\"a\":-}",  "{\"a\" 1}", "{\"a\":[1,]}",     "{\"a\":1.}",
+	};
+	fixture x;
+
+	fixture_init_text(&x);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		trace_reset(&x.api);
+		x.api.hook_calls = 0;
+		canned_answer = bad[i];
+		/* Each answer is a failed attempt, as an undecodable one is for
+		 * the client: five UPDATEs, the hook after the first. */
+		CU_ASSERT_EQUAL(nl__lease_retry_update(x.lc, x.api.lease), NL_EPARSE);
+		CU_ASSERT_EQUAL(x.api.nreqs, 5);
+		CU_ASSERT_EQUAL(x.api.hook_calls, 4);
+		CU_ASSERT_PTR_NULL(nl_lease_controller_latest(x.lc));
+	}
+	/* Whitespace, every kind of value and escapes are fine. */
+	canned_answer = " {\"a\" : [1, -2.5e-3, 0, true, false, null, \"\\u00e9\\n\", {}], "
+	                "\"metadata\":{\"resourceVersion\":\"12\"}} \n";
+	CU_ASSERT_EQUAL(nl__lease_retry_update(x.lc, x.api.lease), 0);
+	CU_ASSERT_STRING_EQUAL(nl_meta_resource_version(nl_lease_controller_latest(x.lc)), "12");
+	/* Parsed once per answer: the same tree until the cache changes. */
+	CU_ASSERT_PTR_EQUAL(nl_lease_controller_latest(x.lc), nl_lease_controller_latest(x.lc));
+	canned_answer = NULL;
+	fixture_free(&x);
+}
+
+#define OWNER_REF "[{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"foo\",\"uid\":\"foo-uid\"}]"
+#define LEASE_META                                                                              \
+	"\"metadata\":{\"name\":\"foo\",\"namespace\":\"kube-node-lease\",\"uid\":\"lease-uid-" \
+	"0\","                                                                                  \
+	"\"resourceVersion\":\"10\""
+
+/* The server answers `answer` to one renewal; the next renewal, from that
+ * cached answer, must send `want` (as newLease on json-c's reading of it). */
+static void assert_renewal_from(const char *answer, const char *want, const char *trace)
+{
+	fixture x;
+	char renew[NL_TIME_BUFSZ], expected[2048];
+
+	fixture_init_text(&x);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	canned_answer = answer;
+	CU_ASSERT_EQUAL(nl__lease_retry_update(x.lc, x.api.lease), 0);
+	canned_answer = NULL;
+	trace_reset(&x.api);
+	nl_clock_advance(x.clock, 10 * SEC);
+	nl_time_format_micro(renew, nl_clock_now(x.clock));
+	snprintf(expected, sizeof(expected), want, renew);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, trace);
+	NL_ASSERT_JSON_EQ(last_body(&x), expected);
+	fixture_free(&x);
+}
+
+static void test_lease_controller__text_base_of_unusual_shape_renews_like_json_c_reads_it(void)
+{
+	/* The usual shape: only the two values change, wherever they are. */
+	assert_renewal_from(
+	    "{\"spec\":{\"renewTime\":\"old\",\"holderIdentity\":\"foo\","
+	    "\"leaseDurationSeconds\":10}," LEASE_META ",\"ownerReferences\":" OWNER_REF "}}",
+	    "{\"spec\":{\"renewTime\":\"%s\",\"holderIdentity\":\"foo\","
+	    "\"leaseDurationSeconds\":40}," LEASE_META ",\"ownerReferences\":" OWNER_REF "}}",
+	    "UPDATE lease 200");
+	/* A key twice: json-c keeps the last value. */
+	assert_renewal_from("{" LEASE_META ",\"ownerReferences\":" OWNER_REF "},\"spec\":{"
+	                    "\"holderIdentity\":\"foo\",\"renewTime\":\"one\","
+	                    "\"leaseDurationSeconds\":40,\"renewTime\":\"two\"}}",
+	                    "{" LEASE_META ",\"ownerReferences\":" OWNER_REF "},\"spec\":{"
+	                    "\"holderIdentity\":\"foo\",\"renewTime\":\"%s\","
+	                    "\"leaseDurationSeconds\":40}}",
+	                    "UPDATE lease 200");
+	/* A key spelled with an escape is the same key to json-c. */
+	assert_renewal_from("{" LEASE_META ",\"ownerReferences\":" OWNER_REF "},\"spec\":{"
+	                    "\"holderIdentity\":\"foo\",\"renewTime\":\"a\","
+	                    "\"leaseDurationSeconds\":40},\"\\u0073pec\":{\"holderIdentity\":"
+	                    "\"other\",\"renewTime\":\"b\",\"leaseDurationSeconds\":40}}",
+	                    "{" LEASE_META ",\"ownerReferences\":" OWNER_REF "},\"spec\":{"
+	                    "\"holderIdentity\":\"other\",\"renewTime\":\"%s\","
+	                    "\"leaseDurationSeconds\":40}}",
+	                    "UPDATE lease 200");
+	/* A field missing is added. */
+	assert_renewal_from("{" LEASE_META ",\"ownerReferences\":" OWNER_REF "},\"spec\":{"
+	                    "\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":40}}",
+	                    "{" LEASE_META ",\"ownerReferences\":" OWNER_REF "},\"spec\":{"
+	                    "\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":40,"
+	                    "\"renewTime\":\"%s\"}}",
+	                    "UPDATE lease 200");
+	/* No owner: the Node is read and the owner added. */
+	assert_renewal_from("{" LEASE_META ",\"ownerReferences\":[]},\"spec\":{"
+	                    "\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":40,"
+	                    "\"renewTime\":\"old\"}}",
+	                    "{" LEASE_META ",\"ownerReferences\":" OWNER_REF "},\"spec\":{"
+	                    "\"holderIdentity\":\"foo\",\"leaseDurationSeconds\":40,"
+	                    "\"renewTime\":\"%s\"}}",
+	                    "GET node 200, UPDATE lease 200");
+	/* A spec that is no object is replaced by one. */
+	assert_renewal_from("{" LEASE_META ",\"ownerReferences\":" OWNER_REF "},\"spec\":null}",
+	                    "{" LEASE_META ",\"ownerReferences\":" OWNER_REF "},\"spec\":{"
+	                    "\"leaseDurationSeconds\":40,\"renewTime\":\"%s\"}}",
+	                    "UPDATE lease 200");
+}
+
 static FILE *devnull;
 
 static int quiet_logs(void)
@@ -1100,6 +1315,12 @@ static CU_TestInfo lease_tests[] = {
      test_lease_controller__options_are_validated_and_defaulted},
     {"lease_name_namespace_and_holder_settable",
      test_lease_controller__lease_name_namespace_and_holder_settable},
+    {"text_update_sends_what_tree_update_sends",
+     test_lease_controller__text_update_sends_what_tree_update_sends},
+    {"text_answer_must_be_one_json_object",
+     test_lease_controller__text_answer_must_be_one_json_object},
+    {"text_base_of_unusual_shape_renews_like_json_c_reads_it",
+     test_lease_controller__text_base_of_unusual_shape_renews_like_json_c_reads_it},
     CU_TEST_INFO_NULL,
 };
 

@@ -11,6 +11,7 @@
 #define NODELET_LEASE_CONTROLLER_H
 
 #include <json-c/json.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "clock.h"
@@ -64,6 +65,17 @@ typedef struct {
 	/* Seed for the renew interval's jitter; 0 derives one from the node
 	 * name and the clock (reproducible on a fake clock). */
 	uint64_t jitter_seed;
+	/* Optional: UPDATE with the lease as JSON text (len bytes, borrowed) to
+	 * `name`, handing back the server's answer as text: on success *out is
+	 * a NUL-terminated malloc'd buffer of *out_len bytes, owned by the
+	 * controller; payload is ops->payload. When set, every UPDATE goes
+	 * through it instead of ops->update_lease, and a renewal from the cached
+	 * lease builds no json-c tree at all (thousands of controllers in one
+	 * process: bench_heartbeat). Codes as ops->update_lease; an answer that
+	 * is not one JSON object is NL_EPARSE. (Here rather than in nl_lease_ops
+	 * so that positional initializers of the ops stay complete.) */
+	int (*update_lease_text)(char **out, size_t *out_len, nl_status **status, const char *ns,
+	                         const char *name, const char *body, size_t len, void *payload);
 } nl_lease_controller_options;
 
 typedef struct nl_lease_controller nl_lease_controller;
@@ -100,7 +112,9 @@ int nl_lease_controller_set_lease_duration(nl_lease_controller *lc, int32_t seco
 /* The renew interval in microseconds (without jitter). */
 int64_t nl_lease_controller_renew_interval(const nl_lease_controller *lc);
 /* The lease last returned by the server for this controller's create or
- * update, or NULL. Borrowed until the next sync or free. */
+ * update, or NULL. Borrowed until the next sync or free. (The controller
+ * keeps that answer as JSON text, ~1 KiB, where a json-c tree of it takes
+ * ~20 KiB; the tree is parsed here on first use.) */
 json_object *nl_lease_controller_latest(const nl_lease_controller *lc);
 
 #endif
