@@ -635,6 +635,7 @@ $(printf '%s\n' "${rows[@]}")
 $(printf '%s\n\n' "${details[@]}")
 ## How to reproduce
 
+<!-- not-runnable: about 15 minutes on an otherwise idle machine -->
 \`\`\`sh
 sudo tests/install-bench-deps.sh     # wrk and nginx-light (Debian 12)
 ./configure && make bench            # about 15 minutes; writes this file
