@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int write_all(int fd, const char *p, size_t n)
+int mock_write_all(int fd, const void *data, size_t n)
 {
+	const char *p = data;
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
@@ -23,18 +24,18 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* fsync the directory so the rename itself survives a crash. */
-static void sync_dir_of(const char *path)
+int mock_sync_dir_of(const char *path)
 {
 	char *copy = strdup(path);
 	if (!copy)
-		return;
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return -1;
+	int rc = -1, fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
-		fsync(fd);
+		rc = fsync(fd);
 		close(fd);
 	}
 	free(copy);
+	return rc;
 }
 
 int mock_atomic_write(const char *path, const void *data, size_t len, mode_t mode, nl_err *err)
@@ -46,7 +47,7 @@ int mock_atomic_write(const char *path, const void *data, size_t len, mode_t mod
 	if (fd < 0)
 		return nl_err_set(err, NL_EIO, "%s: %s", tmp, strerror(errno));
 	/* An existing temporary file keeps its old mode: set ours. */
-	if (fchmod(fd, mode) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (fchmod(fd, mode) != 0 || mock_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
@@ -58,6 +59,6 @@ int mock_atomic_write(const char *path, const void *data, size_t len, mode_t mod
 		unlink(tmp);
 		return nl_err_set(err, NL_EIO, "%s: %s", path, strerror(e));
 	}
-	sync_dir_of(path);
+	mock_sync_dir_of(path); /* best effort: the new content is in place */
 	return 0;
 }

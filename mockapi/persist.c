@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "log.h"
 #include "persist_format.h"
 
@@ -27,7 +27,7 @@
 struct mock_persist {
 	mock_store *store;
 	mock_persist_opts o;
-	char *snap_path, *snap_tmp, *log_path, *log_tmp, *lock_path, *dir;
+	char *snap_path, *snap_tmp, *log_path, *log_tmp, *lock_path;
 	int lock_fd;
 
 	/* Guarded by mu: the log and everything the hook touches. */
@@ -79,31 +79,6 @@ static char *path_with(const char *base, const char *suffix)
 		memcpy(p + a, suffix, b + 1);
 	}
 	return p;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* A rename is durable once the directory is synced. */
-static int sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	int rc = fsync(fd);
-	close(fd);
-	return rc;
 }
 
 /* The whole file mapped read-only; *len 0 (and *map NULL) when it is
@@ -343,8 +318,9 @@ static int write_snapshot(mock_persist *p, snap_ctx *c, nl_err *err)
 		unlink(p->snap_tmp);
 		return nl_err_set(err, rc, "%s: %s", p->snap_tmp, strerror(saved));
 	}
-	if (sync_dir(p->dir) != 0)
-		return nl_err_set(err, NL_EIO, "%s: %s", p->dir, strerror(errno));
+	if (mock_sync_dir_of(p->snap_path) != 0)
+		return nl_err_set(err, NL_EIO, "%s: syncing its directory: %s", p->snap_path,
+		                  strerror(errno));
 	pthread_mutex_lock(&p->mu);
 	p->snap_size = (uint64_t)size;
 	p->st.snapshot_bytes = (uint64_t)size;
@@ -360,14 +336,14 @@ static int restart_log(mock_persist *p, uint64_t off, nl_err *err)
 	int fd = open(p->log_tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return nl_err_set(err, NL_EIO, "%s: %s", p->log_tmp, strerror(errno));
-	int rc = write_all(fd, MOCK_STATE_LOG_MAGIC, MOCK_STATE_MAGIC_LEN);
+	int rc = mock_write_all(fd, MOCK_STATE_LOG_MAGIC, MOCK_STATE_MAGIC_LEN);
 	uint64_t size = MOCK_STATE_MAGIC_LEN;
 	char buf[65536];
 	while (rc == 0 && p->log_fd >= 0 && off < p->log_size) {
 		size_t want =
 		    p->log_size - off < sizeof(buf) ? (size_t)(p->log_size - off) : sizeof(buf);
 		ssize_t n = pread(p->log_fd, buf, want, (off_t)off);
-		if (n <= 0 || write_all(fd, buf, (size_t)n) != 0) {
+		if (n <= 0 || mock_write_all(fd, buf, (size_t)n) != 0) {
 			rc = -1;
 			break;
 		}
@@ -379,7 +355,7 @@ static int restart_log(mock_persist *p, uint64_t off, nl_err *err)
 	if (rc == 0)
 		rc = rename(p->log_tmp, p->log_path);
 	if (rc == 0)
-		rc = sync_dir(p->dir);
+		rc = mock_sync_dir_of(p->log_path);
 	if (rc != 0) {
 		int saved = errno;
 		close(fd);
@@ -565,23 +541,18 @@ static void persist_free(mock_persist *p)
 	free(p->log_path);
 	free(p->log_tmp);
 	free(p->lock_path);
-	free(p->dir);
 	free(p);
 }
 
 static int paths_init(mock_persist *p, const char *path)
 {
-	char *copy = strdup(path);
 	p->snap_path = strdup(path);
 	p->snap_tmp = path_with(path, ".tmp");
 	p->log_path = path_with(path, ".log");
 	p->log_tmp = path_with(path, ".log.tmp");
 	p->lock_path = path_with(path, ".lock");
-	p->dir = copy ? strdup(dirname(copy)) : NULL;
-	free(copy);
-	return p->snap_path && p->snap_tmp && p->log_path && p->log_tmp && p->lock_path && p->dir
-	           ? 0
-	           : NL_ENOMEM;
+	return p->snap_path && p->snap_tmp && p->log_path && p->log_tmp && p->lock_path ? 0
+	                                                                                : NL_ENOMEM;
 }
 
 static int sync_init(mock_persist *p)
