@@ -118,6 +118,10 @@ static void finish(nl_call *call)
 	nl_response resp, *rp = NULL;
 	if (call->x.http && nl__xfer_response(&resp, &call->x) == 0)
 		rp = &resp;
+	/* Out of every multi by now: the callback's next request can have
+	 * the handle. */
+	if (!call->io.active)
+		nl__xfer_recycle(&call->x);
 	call->in_cb = 1;
 	call->cb(rp, &call->res, call->payload);
 	nl_response_clear(rp);
@@ -169,7 +173,7 @@ int nl__client_send(nl_call **out, nl_client *c, const nl_request *req, nl_respo
 	call->client = c;
 	call->cb = cb;
 	call->payload = payload;
-	int rc = nl__xfer_init(&call->x, c, req, &call->res);
+	int rc = nl__xfer_init(&call->x, c, req, NL__POOL_ASYNC, &call->res);
 	if (rc != 0) {
 		nl__result_reset(&call->res);
 		free(call);

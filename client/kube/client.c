@@ -224,6 +224,12 @@ int nl_client_new(nl_client **out, const nl_rest_config *cfg, const nl_client_op
 	nl_client *c = calloc(1, sizeof(*c));
 	if (!c)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
+	for (int i = 0; i < NL__POOLS; i++)
+		nl__easy_pool_init(&c->pools[i]);
+	snprintf(c->hdr_accept, sizeof(c->hdr_accept), "Accept: application/json");
+	snprintf(c->hdr_ctype, sizeof(c->hdr_ctype), "Content-Type: application/json");
+	snprintf(c->hdr_expect, sizeof(c->hdr_expect), "Expect:");
+	snprintf(c->hdr_encoding, sizeof(c->hdr_encoding), "Accept-Encoding: gzip");
 	resolve_options(&c->opts, o);
 	if (nl__config_copy(&c->cfg, cfg) != 0 || setup_share(c) != 0) {
 		rc = nl_err_set(err, NL_ENOMEM, "out of memory");
@@ -238,6 +244,9 @@ int nl_client_new(nl_client **out, const nl_rest_config *cfg, const nl_client_op
 		snprintf(c->user_agent, sizeof(c->user_agent), "nodelet/%s (%s/%s)",
 		         PACKAGE_VERSION, nl_platform_os(), nl_platform_arch());
 	c->opts.user_agent = NULL; /* borrowed from the caller: copied above */
+	if (strncmp(c->base, "http://", 7) == 0)
+		snprintf(c->hdr_user_agent, sizeof(c->hdr_user_agent), "User-Agent: %s",
+		         c->user_agent);
 	c->loop = c->opts.loop;
 	if (!c->loop) {
 		nl_loop_options lo;
@@ -271,6 +280,8 @@ void nl_client_free(nl_client *c)
 	if (!c)
 		return;
 	nl__client_cancel_all(c);
+	for (int i = 0; i < NL__POOLS; i++)
+		nl__easy_pool_free(&c->pools[i]);
 	if (c->share)
 		curl_share_cleanup(c->share);
 	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
@@ -312,7 +323,7 @@ int nl_client_do(nl_response *out, nl_client *c, const nl_request *req, nl_resul
 	nl_result *r = res ? res : &local;
 	nl__xfer x;
 	nl__result_reset(r);
-	int rc = nl__xfer_init(&x, c, req, r);
+	int rc = nl__xfer_init(&x, c, req, NL__POOL_BLOCKING, r);
 	if (rc != 0)
 		goto done;
 	for (;;) {
@@ -342,6 +353,7 @@ int nl_client_do(nl_response *out, nl_client *c, const nl_request *req, nl_resul
 		nl__result_fail(r, rc, "%s %s: canceled: the clock was stopped", x.method, x.url);
 	else if (rc == 0 && out && (rc = nl__xfer_response(out, &x)) != 0)
 		nl__result_fail(r, rc, "out of memory");
+	nl__xfer_recycle(&x);
 	nl__xfer_free(&x);
 done:
 	if (!res)

@@ -72,6 +72,20 @@ void nl__loop_waiting(nl_loop *l, int delta);
 #define NL__DEFAULT_TIMEOUT_MS 60000L
 #define NL__DEFAULT_MAX_BODY ((size_t)64 << 20)
 
+/* Finished easy handles kept for the next request: curl_easy_reset and the
+ * client's options again cost less than curl_easy_init and
+ * curl_easy_cleanup (docs/performance.md). Idle handles hold no pointer
+ * into a finished request; connections stay in the multi (async) or the
+ * share (blocking), not in the handle. */
+#define NL__EASY_POOL_MAX 16
+typedef struct {
+	pthread_mutex_t mu; /* blocking calls may come from several threads */
+	CURL *idle[NL__EASY_POOL_MAX];
+	int n;
+} nl__easy_pool;
+
+enum { NL__POOL_BLOCKING, NL__POOL_ASYNC, NL__POOLS };
+
 struct nl_client {
 	nl_rest_config *cfg;           /* deep copy, owned */
 	char *base;                    /* URL prefix requests are appended to */
@@ -90,18 +104,33 @@ struct nl_client {
 	pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
 	nl_exec_cache *exec;
 	nl_call *calls; /* outstanding async calls (for nl_client_free) */
+	/* Blocking handles keep libcurl's private multi between performs,
+	 * async ones are added to the loop's multis: two pools, so a handle
+	 * does not swap one for the other. */
+	nl__easy_pool pools[NL__POOLS];
+	/* Header lines every request sends, formatted once (curl_slist data
+	 * is char *, hence arrays rather than literals). */
+	char hdr_accept[32];      /* "Accept: application/json" */
+	char hdr_ctype[40];       /* "Content-Type: application/json" */
+	char hdr_expect[8];       /* "Expect:": no 100-continue round trip */
+	char hdr_encoding[24];    /* "Accept-Encoding: gzip" */
+	char hdr_user_agent[176]; /* plain http only; see nl__easy_setup */
 };
 
 /* One request with its retries; shared by the blocking and async paths. */
 typedef struct {
 	nl_client *client;
 	CURL *easy;
-	struct curl_slist *headers;
+	nl__easy_pool *pool; /* where easy goes back when the request ends */
+	int tainted;         /* easy carries an exec plugin's certificate */
+	/* The request's header list: nodes here, lines mostly the client's;
+	 * the x-owned lines below are freed with x. */
+	struct curl_slist hdr[6];
+	char *accept_line, *ctype_line, *auth_line;
 	char *url;
 	char method[16];
 	char *body;
 	size_t body_len;
-	char *content_type, *accept;
 	char *group, *resource, *name;
 	long timeout_ms;
 	/* The whole request's end on the client's clock (mono), retries and
@@ -132,8 +161,12 @@ typedef struct {
 #define NL__STOPPED 1 /* the data callback ended the stream */
 #define NL__RETRY 1   /* nl__xfer_outcome: try again after *wait */
 
-/* Copy req and set up the easy handle. NL_ENOMEM / NL_EINVAL. */
-int nl__xfer_init(nl__xfer *x, nl_client *c, const nl_request *req, nl_result *res);
+/* Copy req and set up an easy handle from c's pool (NL__POOL_*) or a new
+ * one. NL_ENOMEM / NL_EINVAL. */
+int nl__xfer_init(nl__xfer *x, nl_client *c, const nl_request *req, int pool, nl_result *res);
+/* The request is over: hand its easy handle back to the pool (reset) or
+ * free it. x's answer stays readable. The handle must not be in a multi. */
+void nl__xfer_recycle(nl__xfer *x);
 /* Prepare the next attempt: reset per-attempt state, fresh credentials.
  * NL_ECONFIG/NL_EIO (token file, exec plugin) with res filled. */
 int nl__xfer_begin(nl__xfer *x, nl_result *res);
@@ -178,5 +211,8 @@ void nl__client_cancel_all(nl_client *c);
 
 /* TLS/proxy/auth options of the client on an easy handle (transport.c). */
 int nl__easy_setup(nl_client *c, CURL *easy, nl_result *res);
+void nl__easy_pool_init(nl__easy_pool *p);
+/* Free the idle handles. */
+void nl__easy_pool_free(nl__easy_pool *p);
 
 #endif

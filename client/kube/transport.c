@@ -23,7 +23,12 @@ int nl__easy_setup(nl_client *c, CURL *easy, nl_result *res)
 	SET(CURLOPT_NOSIGNAL, 1L);
 	SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	SET(CURLOPT_ACCEPT_ENCODING, "gzip");
-	SET(CURLOPT_USERAGENT, c->user_agent);
+	/* Over https a proxy's CONNECT carries only libcurl's own User-Agent
+	 * (custom headers go to the server alone); over plain http the
+	 * client's header line is the same bytes without libcurl formatting
+	 * them twice per request. */
+	if (!c->hdr_user_agent[0])
+		SET(CURLOPT_USERAGENT, c->user_agent);
 	SET(CURLOPT_CONNECTTIMEOUT_MS, c->opts.connect_timeout_ms);
 	SET(CURLOPT_TCP_KEEPALIVE, 1L);
 	SET(CURLOPT_TCP_KEEPIDLE, 30L);
@@ -74,6 +79,66 @@ int nl__easy_setup(nl_client *c, CURL *easy, nl_result *res)
 		return nl__result_fail(res, NL_ECONFIG, "libcurl refused an option: %s",
 		                       curl_easy_strerror(cc));
 	return 0;
+}
+
+/* ---- the easy handle pool ------------------------------------------------------ */
+
+void nl__easy_pool_init(nl__easy_pool *p)
+{
+	pthread_mutex_init(&p->mu, NULL);
+	p->n = 0;
+}
+
+void nl__easy_pool_free(nl__easy_pool *p)
+{
+	while (p->n > 0)
+		curl_easy_cleanup(p->idle[--p->n]);
+	pthread_mutex_destroy(&p->mu);
+}
+
+static CURL *pool_take(nl__easy_pool *p)
+{
+	CURL *h = NULL;
+	pthread_mutex_lock(&p->mu);
+	if (p->n > 0)
+		h = p->idle[--p->n];
+	pthread_mutex_unlock(&p->mu);
+	return h;
+}
+
+/* 0 when the pool is full. */
+static int pool_put(nl__easy_pool *p, CURL *h)
+{
+	int kept = 0;
+	pthread_mutex_lock(&p->mu);
+	if (p->n < NL__EASY_POOL_MAX) {
+		p->idle[p->n++] = h;
+		kept = 1;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return kept;
+}
+
+void nl__xfer_recycle(nl__xfer *x)
+{
+	CURL *h = x->easy;
+	if (!h)
+		return;
+	x->easy = NULL;
+	if (x->io)
+		x->io->easy = NULL;
+	/* A reset handle keeps its connections' caches (and, blocking, its
+	 * private multi) but no option of this request: no method, body,
+	 * header list, callback or pointer into x reaches the next one. An
+	 * exec plugin's certificate is dropped with the handle instead, so
+	 * a refused credential cannot outlive its request. */
+	if (x->tainted || !x->pool) {
+		curl_easy_cleanup(h);
+		return;
+	}
+	curl_easy_reset(h);
+	if (!pool_put(x->pool, h))
+		curl_easy_cleanup(h);
 }
 
 /* ---- callbacks ---------------------------------------------------------------- */
@@ -180,7 +245,23 @@ static int set_method(nl__xfer *x)
 	return 0;
 }
 
-int nl__xfer_init(nl__xfer *x, nl_client *c, const nl_request *req, nl_result *res)
+/* NULL or application/json: the client's header line does. */
+static int is_json(const char *media_type)
+{
+	return !media_type || strcmp(media_type, "application/json") == 0;
+}
+
+/* "Name: value" in a new string; NULL when out of memory. */
+static char *header_line(const char *name, const char *value)
+{
+	size_t n = strlen(name) + strlen(value) + 3;
+	char *line = malloc(n);
+	if (line)
+		snprintf(line, n, "%s: %s", name, value);
+	return line;
+}
+
+int nl__xfer_init(nl__xfer *x, nl_client *c, const nl_request *req, int pool, nl_result *res)
 {
 	int failed = 0, rc;
 	memset(x, 0, sizeof(*x));
@@ -191,11 +272,13 @@ int nl__xfer_init(nl__xfer *x, nl_client *c, const nl_request *req, nl_result *r
 	    strlen(req->method) >= sizeof(x->method))
 		return nl__result_fail(res, NL_EINVAL,
 		                       "a request needs a method and an absolute path");
-	snprintf(x->method, sizeof(x->method), "%s", req->method);
-	size_t ul = strlen(c->base) + strlen(req->path) + 1;
-	x->url = malloc(ul);
-	if (x->url)
-		snprintf(x->url, ul, "%s%s", c->base, req->path);
+	memcpy(x->method, req->method, strlen(req->method) + 1);
+	size_t bl = strlen(c->base), pl = strlen(req->path);
+	x->url = malloc(bl + pl + 1);
+	if (x->url) {
+		memcpy(x->url, c->base, bl);
+		memcpy(x->url + bl, req->path, pl + 1);
+	}
 	if (req->body) {
 		x->body = malloc(req->body_len + 1);
 		if (x->body) {
@@ -204,20 +287,26 @@ int nl__xfer_init(nl__xfer *x, nl_client *c, const nl_request *req, nl_result *r
 			x->body_len = req->body_len;
 		}
 	}
-	char tbuf[1024];
-	nl__target t = {0};
-	if (!req->resource)
-		nl__target_from_path(&t, req->path, tbuf, sizeof(tbuf));
-	x->content_type = dup_opt(req->content_type, &failed);
-	x->accept = dup_opt(req->accept, &failed);
-	x->group = dup_opt(req->resource ? req->group : t.group, &failed);
-	x->resource = dup_opt(req->resource ? req->resource : t.resource, &failed);
-	x->name = dup_opt(req->resource ? req->name : t.name, &failed);
+	if (!is_json(req->content_type) &&
+	    !(x->ctype_line = header_line("Content-Type", req->content_type)))
+		failed = 1;
+	if (!is_json(req->accept) && !(x->accept_line = header_line("Accept", req->accept)))
+		failed = 1;
+	/* Without them the path says what the request is about, when an
+	 * error needs it (nl__xfer_outcome). */
+	if (req->resource) {
+		x->group = dup_opt(req->group, &failed);
+		x->resource = dup_opt(req->resource, &failed);
+		x->name = dup_opt(req->name, &failed);
+	}
 	x->on_data = req->on_data;
 	x->data_payload = req->data_payload;
 	x->timeout_ms =
 	    req->timeout_ms ? req->timeout_ms : (req->on_data ? -1 : c->opts.timeout_ms);
-	x->easy = curl_easy_init();
+	x->pool = &c->pools[pool];
+	x->easy = pool_take(x->pool);
+	if (!x->easy)
+		x->easy = curl_easy_init();
 	if (failed || !x->url || (req->body && !x->body) || !x->easy) {
 		nl__xfer_free(x);
 		return nl__result_fail(res, NL_ENOMEM, "out of memory");
@@ -244,12 +333,15 @@ void nl__xfer_free(nl__xfer *x)
 {
 	if (x->easy)
 		curl_easy_cleanup(x->easy);
-	curl_slist_free_all(x->headers);
+	if (x->auth_line) {
+		explicit_bzero(x->auth_line, strlen(x->auth_line));
+		free(x->auth_line);
+	}
 	nl_exec_credential_free(x->cred);
 	free(x->url);
 	free(x->body);
-	free(x->content_type);
-	free(x->accept);
+	free(x->ctype_line);
+	free(x->accept_line);
 	free(x->group);
 	free(x->resource);
 	free(x->name);
@@ -258,8 +350,26 @@ void nl__xfer_free(nl__xfer *x)
 	memset(x, 0, sizeof(*x));
 }
 
+/* Replace the Authorization line with "Bearer <token>" (NULL: none). */
+static int set_auth_line(nl__xfer *x, const char *token)
+{
+	if (x->auth_line) {
+		explicit_bzero(x->auth_line, strlen(x->auth_line));
+		free(x->auth_line);
+		x->auth_line = NULL;
+	}
+	if (!token)
+		return 0;
+	size_t n = strlen(token) + 32;
+	x->auth_line = malloc(n);
+	if (!x->auth_line)
+		return NL_ENOMEM;
+	snprintf(x->auth_line, n, "Authorization: Bearer %s", token);
+	return 0;
+}
+
 /* Credentials from the exec plugin: a token, or a client certificate. */
-static int exec_credentials(nl__xfer *x, struct curl_slist **hdrs, nl_result *res)
+static int exec_credentials(nl__xfer *x, nl_result *res)
 {
 	nl_client *c = x->client;
 	nl_err err = {0};
@@ -279,25 +389,15 @@ static int exec_credentials(nl__xfer *x, struct curl_slist **hdrs, nl_result *re
 		struct curl_blob key = {cred->key_data, cred->key_data_len, CURL_BLOB_COPY};
 		curl_easy_setopt(x->easy, CURLOPT_SSLCERT_BLOB, &cert);
 		curl_easy_setopt(x->easy, CURLOPT_SSLKEY_BLOB, &key);
+		x->tainted = 1;
 	}
-	if (cred->token) {
-		size_t n = strlen(cred->token) + 32;
-		char *h = malloc(n);
-		if (!h)
-			return nl__result_fail(res, NL_ENOMEM, "out of memory");
-		snprintf(h, n, "Authorization: Bearer %s", cred->token);
-		struct curl_slist *l = curl_slist_append(*hdrs, h);
-		explicit_bzero(h, n);
-		free(h);
-		if (!l)
-			return nl__result_fail(res, NL_ENOMEM, "out of memory");
-		*hdrs = l;
-	}
+	if (set_auth_line(x, cred->token) != 0)
+		return nl__result_fail(res, NL_ENOMEM, "out of memory");
 	return 0;
 }
 
 /* The bearer token (static or from a token file re-read every minute). */
-static int bearer(nl__xfer *x, struct curl_slist **hdrs, nl_result *res)
+static int bearer(nl__xfer *x, nl_result *res)
 {
 	nl_client *c = x->client;
 	nl_err err = {0};
@@ -306,39 +406,42 @@ static int bearer(nl__xfer *x, struct curl_slist **hdrs, nl_result *res)
 	if (rc != 0)
 		return nl__result_fail(res, rc == NL_ENOMEM ? NL_ENOMEM : NL_ECONFIG, "%s",
 		                       err.msg);
-	if (!token)
-		return 0;
-	size_t n = strlen(token) + 32;
-	char *h = malloc(n);
-	if (h)
-		snprintf(h, n, "Authorization: Bearer %s", token);
-	explicit_bzero(token, strlen(token));
-	free(token);
-	struct curl_slist *l = h ? curl_slist_append(*hdrs, h) : NULL;
-	if (h) {
-		explicit_bzero(h, n);
-		free(h);
+	rc = set_auth_line(x, token);
+	if (token) {
+		explicit_bzero(token, strlen(token));
+		free(token);
 	}
-	if (!l)
+	if (rc != 0)
 		return nl__result_fail(res, NL_ENOMEM, "out of memory");
-	*hdrs = l;
 	return 0;
 }
 
-static int add_header(struct curl_slist **hdrs, const char *name, const char *value)
+/* Chain the request's header lines on x's own nodes: nothing to allocate
+ * but a credential, and the lines every request sends are the client's. */
+static void link_headers(nl__xfer *x)
 {
-	char line[512];
-	snprintf(line, sizeof(line), "%s: %s", name, value);
-	struct curl_slist *l = curl_slist_append(*hdrs, line);
-	if (!l)
-		return NL_ENOMEM;
-	*hdrs = l;
-	return 0;
+	nl_client *c = x->client;
+	char *lines[6];
+	int n = 0;
+	lines[n++] = x->accept_line ? x->accept_line : c->hdr_accept;
+	if (x->body)
+		lines[n++] = x->ctype_line ? x->ctype_line : c->hdr_ctype;
+	if (c->hdr_user_agent[0])
+		lines[n++] = c->hdr_user_agent;
+	/* curl would wait for a 100 Continue before large bodies: one more
+	 * round trip the apiserver does not need. */
+	lines[n++] = c->hdr_expect;
+	lines[n++] = c->hdr_encoding;
+	if (x->auth_line)
+		lines[n++] = x->auth_line;
+	for (int i = 0; i < n; i++) {
+		x->hdr[i].data = lines[i];
+		x->hdr[i].next = i + 1 < n ? &x->hdr[i + 1] : NULL;
+	}
 }
 
 int nl__xfer_begin(nl__xfer *x, nl_result *res)
 {
-	struct curl_slist *hdrs = NULL;
 	int rc;
 	if (x->attempts == 0 && x->timeout_ms > 0)
 		x->deadline = nl_clock_mono(x->client->clock) + x->timeout_ms * NL_USEC_PER_MSEC;
@@ -350,30 +453,12 @@ int nl__xfer_begin(nl__xfer *x, nl_result *res)
 	x->streamed = 0;
 	x->abort = 0;
 	x->errbuf[0] = '\0';
-	if ((rc = add_header(&hdrs, "Accept", x->accept ? x->accept : "application/json")) ||
-	    (x->body && (rc = add_header(&hdrs, "Content-Type",
-	                                 x->content_type ? x->content_type : "application/json"))))
-		goto fail;
-	/* curl would wait for a 100 Continue before large bodies: one more
-	 * round trip the apiserver does not need. */
-	struct curl_slist *l = curl_slist_append(hdrs, "Expect:");
-	if (!l) {
-		rc = NL_ENOMEM;
-		goto fail;
-	}
-	hdrs = l;
-	rc = x->client->cfg->exec ? exec_credentials(x, &hdrs, res) : bearer(x, &hdrs, res);
-	if (rc != 0) {
-		curl_slist_free_all(hdrs);
+	rc = x->client->cfg->exec ? exec_credentials(x, res) : bearer(x, res);
+	if (rc != 0)
 		return rc;
-	}
-	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, hdrs);
-	curl_slist_free_all(x->headers);
-	x->headers = hdrs;
+	link_headers(x);
+	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, &x->hdr[0]);
 	return 0;
-fail:
-	curl_slist_free_all(hdrs);
-	return nl__result_fail(res, NL_ENOMEM, "out of memory");
 }
 
 /* ---- verdicts ---------------------------------------------------------------- */
@@ -480,6 +565,11 @@ int nl__xfer_outcome(nl__xfer *x, CURLcode cc, nl_result *res, int64_t *wait_use
 		return NL__RETRY;
 	}
 	nl__target t = {x->method, x->group, x->resource, x->name};
+	char tbuf[1024];
+	if (!x->resource) {
+		nl__target_from_path(&t, x->url + strlen(x->client->base), tbuf, sizeof(tbuf));
+		t.verb = x->method;
+	}
 	return nl__result_from_http(res, x->http, x->content_type_in, x->rbuf.data, x->rbuf.len, &t,
 	                            ra > 0 ? ra : 0);
 }
