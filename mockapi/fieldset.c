@@ -363,3 +363,74 @@ int mock_fset_each(json_object *s, int (*fn)(const char *path, void *payload), v
 	nl_buf_free(&prefix);
 	return rc;
 }
+
+/* ------------------------------------------------------------ FieldsV1 as is */
+
+/* A node as emit() writes it below the root: "." (only with other keys)
+ * first, then valid elements in el_cmp order, each an object: {} for a
+ * member without children, else a node itself. */
+static int canonical_node(json_object *node, int depth, int root)
+{
+	const char *prev = NULL;
+	int first = 1;
+	if (!mock__patch_is_object(node) || depth > MOCK__FSET_MAX_DEPTH)
+		return 0;
+	json_object_object_foreach(node, k, v)
+	{
+		int is_first = first;
+		first = 0;
+		if (strcmp(k, MOCK__FSET_MEMBER) == 0) {
+			if (root || !is_first || json_object_object_length(node) < 2 ||
+			    !mock__patch_is_object(v) || json_object_object_length(v) != 0)
+				return 0;
+			continue;
+		}
+		if (!valid_el(k) || (prev && el_cmp(&prev, &k) >= 0) || !mock__patch_is_object(v))
+			return 0;
+		if (json_object_object_length(v) != 0 && !canonical_node(v, depth + 1, 0))
+			return 0;
+		prev = k;
+	}
+	return !root || !first;
+}
+
+int mock_fset_fields_v1_canonical(json_object *fv1)
+{
+	return canonical_node(fv1, 0, 1);
+}
+
+/* A node of canonical FieldsV1 is a member when it is {} or holds ".". */
+static int fv1_member(json_object *node)
+{
+	return json_object_object_length(node) == 0 || mock__fset_is_member(node);
+}
+
+int mock_fset_fields_v1_overlaps(json_object *fv1, json_object *s)
+{
+	json_object_object_foreach(s, k, child)
+	{
+		json_object *f = NULL;
+		if (strcmp(k, MOCK__FSET_MEMBER) == 0 || !json_object_object_get_ex(fv1, k, &f))
+			continue;
+		if ((mock__fset_is_member(child) && fv1_member(f)) ||
+		    mock_fset_fields_v1_overlaps(f, child))
+			return 1;
+	}
+	return 0;
+}
+
+int mock_fset_fields_v1_covers(json_object *fv1, json_object *s)
+{
+	json_object_object_foreach(s, k, child)
+	{
+		json_object *f = NULL;
+		if (strcmp(k, MOCK__FSET_MEMBER) == 0)
+			continue;
+		/* A set's node always has a member at or below it. */
+		if (!json_object_object_get_ex(fv1, k, &f) ||
+		    (mock__fset_is_member(child) && !fv1_member(f)) ||
+		    !mock_fset_fields_v1_covers(f, child))
+			return 0;
+	}
+	return 1;
+}

@@ -84,6 +84,15 @@ int mock_fset_from_fields_v1(json_object **out, json_object *fv1);
  * and has children. NULL when out of memory. */
 json_object *mock_fset_to_fields_v1(json_object *s);
 
+/* Whether fv1 (borrowed) is FieldsV1 exactly as mock_fset_to_fields_v1
+ * writes a non-empty set: then reading it (mock_fset_from_fields_v1) and
+ * writing it back gives the same JSON, and the two functions below answer
+ * set questions about it without building the set. */
+int mock_fset_fields_v1_canonical(json_object *fv1);
+/* For fv1 canonical: whether it has a member of set s / every member of s. */
+int mock_fset_fields_v1_overlaps(json_object *fv1, json_object *s);
+int mock_fset_fields_v1_covers(json_object *fv1, json_object *s);
+
 /* Call fn for each member of s in upstream's order, with its path as
  * fieldpath.Path.String() prints it (".data.key",
  * ".status.conditions[type=\"Ready\"].status", ".metadata.finalizers[=\"x\"]").

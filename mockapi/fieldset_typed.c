@@ -72,6 +72,22 @@ static void list_type(ftype *out, const mock_field *f)
 	}
 }
 
+/* "<parent>.<name>" (name alone at the root) in buf, as snprintf would
+ * cut it; without snprintf's cost in the common case. */
+static const char *join_path(char *buf, size_t n, const char *parent, const char *name)
+{
+	size_t pl = strlen(parent), nl = strlen(name);
+	if (pl + 1 + nl >= n) {
+		snprintf(buf, n, "%s%s%s", parent, pl ? "." : "", name);
+		return buf;
+	}
+	memcpy(buf, parent, pl);
+	if (pl)
+		buf[pl++] = '.';
+	memcpy(buf + pl, name, nl + 1);
+	return buf;
+}
+
 /* The type of member name of a value of type t; buf holds its path.
  * 0 when t has no such member (an unknown field). */
 static int child_type(ftype *out, const ftype *t, const char *name, char *buf, size_t n)
@@ -86,8 +102,11 @@ static int child_type(ftype *out, const ftype *t, const char *name, char *buf, s
 	const mock_field *f = t->kind == T_STRUCT ? find_field(t->s, name) : NULL;
 	if (!f)
 		return 0;
-	snprintf(buf, n, "%s%s%s", t->path, *t->path ? "." : "", name);
-	out->path = buf;
+	/* Only list_type reads paths, for lists and what is below structs: a
+	 * leaf keeps its parent's (most members are leaves, and this runs for
+	 * each member an update compares). */
+	if (f->type == MOCK_FT_OBJECT || f->type == MOCK_FT_ARRAY)
+		out->path = join_path(buf, n, t->path, name);
 	switch (f->type) {
 	case MOCK_FT_OBJECT:
 		out->kind = T_STRUCT;
@@ -193,10 +212,15 @@ static long find_item(const ftype *t, json_object *list, const char *el, int *oo
 
 /* ------------------------------------------------------------ walks */
 
+#define WALK_FIELD_BUFSZ 64
+
 /* A position in the object being walked: the path elements so far (owned)
  * and the sets members go to. */
 typedef struct {
 	char *el[MOCK__FSET_MAX_DEPTH];
+	/* Field elements short enough live in fbuf (not owned): one
+	 * allocation less per member walked. */
+	char fbuf[MOCK__FSET_MAX_DEPTH][WALK_FIELD_BUFSZ];
 	size_t n;
 	json_object *set;     /* mock_fset_from_object */
 	json_object *changed; /* mock_fset_compare */
@@ -217,9 +241,25 @@ static int push(walker *w, char *el)
 	return 0;
 }
 
+/* Push "f:<name>". */
+static int push_field(walker *w, const char *name)
+{
+	size_t n = strlen(name);
+	if (n + 3 > WALK_FIELD_BUFSZ || w->n == MOCK__FSET_MAX_DEPTH)
+		return push(w, concat("f:", name));
+	char *el = w->fbuf[w->n];
+	el[0] = 'f';
+	el[1] = ':';
+	memcpy(el + 2, name, n + 1);
+	w->el[w->n++] = el;
+	return 0;
+}
+
 static void pop(walker *w)
 {
-	free(w->el[--w->n]);
+	w->n--;
+	if (w->el[w->n] != w->fbuf[w->n])
+		free(w->el[w->n]);
 }
 
 static void walker_clear(walker *w)
@@ -274,7 +314,7 @@ static int from_struct(walker *w, const ftype *t, json_object *v)
 		char buf[256];
 		if (!child_type(&ct, t, k, buf, sizeof(buf)))
 			return unknown_field(w, k);
-		int rc = push(w, concat("f:", k));
+		int rc = push_field(w, k);
 		if (rc)
 			return rc;
 		rc = from_value(w, &ct, val);
@@ -357,7 +397,7 @@ static int compare_member(walker *w, const ftype *t, const char *k, json_object 
 	char buf[256];
 	if ((!l && !r) || !child_type(&ct, t, k, buf, sizeof(buf)))
 		return 0;
-	int rc = push(w, concat("f:", k));
+	int rc = push_field(w, k);
 	if (rc)
 		return rc;
 	rc = compare_value(w, &ct, l, r);

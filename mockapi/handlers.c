@@ -327,6 +327,23 @@ static int check_options(const mock_request *req, const char *kind, mock_respons
 	return -1;
 }
 
+/* nl_time_format, remembered per thread for the current second: the text
+ * changes once a second and formatting it cost ~3k instructions a write. */
+static void format_now(char out[NL_TIME_BUFSZ], int64_t usec)
+{
+	static _Thread_local int64_t sec = -1;
+	static _Thread_local char text[NL_TIME_BUFSZ];
+	if (usec < 0) {
+		nl_time_format(out, usec);
+		return;
+	}
+	if (usec / 1000000 != sec) {
+		nl_time_format(text, usec);
+		sec = usec / 1000000;
+	}
+	memcpy(out, text, NL_TIME_BUFSZ);
+}
+
 void mock_write_ctx_init(mock_write_ctx *c, mock_api *api, const mock_route *rt,
                          const mock_request *req, const char *name)
 {
@@ -336,7 +353,7 @@ void mock_write_ctx_init(mock_write_ctx *c, mock_api *api, const mock_route *rt,
 	c->name = name ? name : "";
 	mock_field_manager(c->manager_buf, req);
 	c->manager = c->manager_buf;
-	nl_time_format(c->now, mock_store_now(api->store));
+	format_now(c->now, mock_store_now(api->store));
 	c->api = api;
 	c->req = req;
 }

@@ -181,12 +181,15 @@ void mock_managed_prune(mock_managed *m)
 	m->n = j;
 }
 
+/* What entries sort by. */
+typedef struct {
+	const char *operation, *time, *manager, *api_version, *subresource;
+} entry_key;
+
 /* sortEncodedManagedFields. Times are UTC RFC 3339 seconds, so their text
  * orders as they do; no time sorts first (upstream: 0 seconds). */
-static int entry_cmp(const void *pa, const void *pb)
+static int key_cmp(const entry_key *a, const entry_key *b)
 {
-	const mock_mf_entry *a = *(const mock_mf_entry *const *)pa;
-	const mock_mf_entry *b = *(const mock_mf_entry *const *)pb;
 	int c = strcmp(a->operation, b->operation);
 	if (c == 0 && (!a->time || !b->time))
 		c = (a->time != NULL) - (b->time != NULL);
@@ -199,6 +202,19 @@ static int entry_cmp(const void *pa, const void *pb)
 	if (c == 0)
 		c = strcmp(a->subresource, b->subresource);
 	return c;
+}
+
+static entry_key key_of(const mock_mf_entry *e)
+{
+	entry_key k = {e->operation, e->time, e->manager, e->api_version, e->subresource};
+	return k;
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	entry_key a = key_of(*(const mock_mf_entry *const *)pa);
+	entry_key b = key_of(*(const mock_mf_entry *const *)pb);
+	return key_cmp(&a, &b);
 }
 
 static int add_string(json_object *o, const char *key, const char *value)
@@ -239,6 +255,35 @@ static json_object *encode_entry(const mock_mf_entry *e)
 	return o;
 }
 
+/* Whether obj's members already are in s's field order (then
+ * mock_schema_sort_object would change nothing). */
+static int in_schema_order(json_object *obj, const mock_schema *s)
+{
+	size_t j = 0;
+	json_object_object_foreach(obj, k, v)
+	{
+		(void)v;
+		while (j < s->nfields && strcmp(s->fields[j].name, k) != 0)
+			j++;
+		if (j++ >= s->nfields)
+			return 0;
+	}
+	return 1;
+}
+
+/* metadata.managedFields = list (moved in, put on failure), metadata in Go
+ * order. */
+static int set_list(json_object *meta, json_object *list)
+{
+	if (json_object_object_add(meta, "managedFields", list) != 0) {
+		json_object_put(list);
+		return NL_ENOMEM;
+	}
+	return in_schema_order(meta, &mock_object_meta_schema)
+	           ? 0
+	           : mock_schema_sort_object(meta, &mock_object_meta_schema);
+}
+
 int mock_managed_encode(json_object *obj, const mock_managed *m)
 {
 	json_object *meta = nl_meta_ensure(obj), *list = NULL;
@@ -262,14 +307,11 @@ int mock_managed_encode(json_object *obj, const mock_managed *m)
 		}
 	}
 	free(sorted);
-	if (rc == 0 && json_object_object_add(meta, "managedFields", list) != 0)
-		rc = NL_ENOMEM;
-	else if (rc == 0)
-		list = NULL;
-	json_object_put(list);
-	if (rc == 0)
-		rc = mock_schema_sort_object(meta, &mock_object_meta_schema);
-	return rc;
+	if (rc) {
+		json_object_put(list);
+		return rc;
+	}
+	return set_list(meta, list);
 }
 
 int mock_managed_empty_object(json_object **out, const mock_resource *r)
@@ -314,6 +356,188 @@ static int take_ownership(mock_managed *m, json_object *changed, json_object *re
 	return rc;
 }
 
+/* ------------------------------------------------------------------------
+ * The common update without field sets: every entry already reads as
+ * mock_managed_encode writes it, and the write changes only fields the
+ * manager's own Update entry holds (a Lease renewal: spec.renewTime). The
+ * general path would then decode every entry, take nothing from anyone,
+ * give the manager what it has, set its time and encode the same entries
+ * again: the same list with that one time replaced, sorted again. */
+
+/* An entry as encode_entry writes it, with its sort key (borrowed). */
+static int canonical_entry(entry_key *k, json_object **fv1, json_object *item)
+{
+	static const char *const order[] = {"manager",    "operation", "apiVersion",  "time",
+	                                    "fieldsType", "fieldsV1",  "subresource", NULL};
+	const char *const *want = order;
+	memset(k, 0, sizeof(*k));
+	*fv1 = NULL;
+	if (!json_object_is_type(item, json_type_object))
+		return 0;
+	json_object_object_foreach(item, key, v)
+	{
+		/* time and subresource are optional */
+		if (*want && strcmp(*want, key) != 0 &&
+		    (strcmp(*want, "time") == 0 || strcmp(*want, "subresource") == 0))
+			want++;
+		if (!*want || strcmp(*want, key) != 0)
+			return 0;
+		want++;
+		if (strcmp(key, "fieldsV1") == 0) {
+			*fv1 = v;
+			continue;
+		}
+		if (!json_object_is_type(v, json_type_string))
+			return 0;
+		const char *text = json_object_get_string(v);
+		if (strcmp(key, "manager") == 0)
+			k->manager = text;
+		else if (strcmp(key, "operation") == 0)
+			k->operation = text;
+		else if (strcmp(key, "apiVersion") == 0)
+			k->api_version = text;
+		else if (strcmp(key, "time") == 0)
+			k->time = text;
+		else if (strcmp(key, "subresource") == 0 && !*text)
+			return 0; /* encode_entry leaves an empty one out */
+		else if (strcmp(key, "subresource") == 0)
+			k->subresource = text;
+		else if (strcmp(text, "FieldsV1") != 0)
+			return 0;
+	}
+	if (!k->subresource)
+		k->subresource = "";
+	return k->manager && k->operation && k->api_version && *fv1 &&
+	       mock_fset_fields_v1_canonical(*fv1);
+}
+
+typedef struct {
+	entry_key key;
+	json_object *item, *fv1;
+} raw_entry;
+
+static int raw_cmp(const void *pa, const void *pb)
+{
+	const raw_entry *a = *(const raw_entry *const *)pa, *b = *(const raw_entry *const *)pb;
+	return key_cmp(&a->key, &b->key);
+}
+
+/* The list whose ownership this write starts from (starting_ownership),
+ * NULL when the general path must decide. */
+static json_object *starting_list(json_object *obj, json_object *old)
+{
+	json_object *list = managed_list(obj);
+	if (mock_managed_is_reset(obj))
+		return NULL;
+	if (!list || json_object_array_length(list) == 0)
+		list = old ? managed_list(old) : NULL;
+	return list && json_object_array_length(list) > 0 ? list : NULL;
+}
+
+/* Whether the entries leave ownership as it is, but for the manager's own
+ * entry (*mine, -1 when absent) getting the time of a change. */
+static int ownership_kept(long *mine, raw_entry *v, size_t n, json_object *changed,
+                          json_object *removed, const mock_resource *r, const char *manager,
+                          const char *subresource)
+{
+	int changes = !mock_fset_empty(changed);
+	*mine = -1;
+	for (size_t i = 0; i < n; i++) {
+		const entry_key *k = &v[i].key;
+		if (*mine < 0 && strcmp(k->manager, manager) == 0 &&
+		    strcmp(k->operation, MOCK_MF_UPDATE) == 0 &&
+		    strcmp(k->subresource, subresource) == 0 &&
+		    strcmp(k->api_version, r->api_version) == 0)
+			*mine = (long)i;
+		int own = changes && *mine == (long)i;
+		if (mock_fset_fields_v1_overlaps(v[i].fv1, removed) ||
+		    (own ? !mock_fset_fields_v1_covers(v[i].fv1, changed)
+		         : mock_fset_fields_v1_overlaps(v[i].fv1, changed)))
+			return 0;
+	}
+	return !changes || *mine >= 0;
+}
+
+/* A copy of item (sharing its values) with time now, in encode_entry's
+ * order. */
+static json_object *with_time(const raw_entry *e, const char *now)
+{
+	json_object *o = json_object_new_object();
+	int rc = o ? 0 : NL_ENOMEM;
+	json_object_object_foreach(e->item, key, v)
+	{
+		if (rc == 0 && strcmp(key, "time") != 0)
+			rc = json_object_object_add(o, key, json_object_get(v)) ? NL_ENOMEM : 0;
+		if (rc == 0 && strcmp(key, "apiVersion") == 0)
+			rc = add_string(o, "time", now);
+	}
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int put_sorted(json_object *obj, raw_entry *v, size_t n, long mine, const char *now)
+{
+	raw_entry **sorted = malloc(n * sizeof(*sorted));
+	json_object *meta = nl_meta_ensure(obj);
+	json_object *list = sorted && meta ? json_object_new_array_ext((int)n) : NULL;
+	int rc = list ? 0 : NL_ENOMEM;
+	if (rc == 0 && mine >= 0) {
+		if ((v[mine].item = with_time(&v[mine], now)) == NULL)
+			rc = NL_ENOMEM;
+		else
+			v[mine].key.time = now;
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		sorted[i] = &v[i];
+	if (rc == 0)
+		qsort(sorted, n, sizeof(*sorted), raw_cmp);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		json_object *item = json_object_get(sorted[i]->item); /* shared */
+		if (json_object_array_add(list, item) != 0) {
+			json_object_put(item);
+			rc = NL_ENOMEM;
+		}
+	}
+	if (mine >= 0)
+		json_object_put(v[mine].item); /* with_time's: the list holds it now */
+	free(sorted);
+	if (rc) {
+		json_object_put(list);
+		return rc;
+	}
+	return set_list(meta, list);
+}
+
+/* 1 when the write was recorded this way, 0 when the general path must
+ * run, NL_ENOMEM. */
+static int update_in_place(json_object *obj, json_object *old, json_object *changed,
+                           json_object *removed, const mock_resource *r, const char *manager,
+                           const char *subresource, const char *now)
+{
+	json_object *list = starting_list(obj, old);
+	size_t n = list ? json_object_array_length(list) : 0;
+	raw_entry *v = n && now ? malloc(n * sizeof(*v)) : NULL;
+	long mine = -1;
+	int rc = 0;
+	if (!v)
+		return n && now ? NL_ENOMEM : 0;
+	for (size_t i = 0; i < n; i++) {
+		v[i].item = json_object_array_get_idx(list, i);
+		if (!canonical_entry(&v[i].key, &v[i].fv1, v[i].item))
+			goto done;
+	}
+	if (!ownership_kept(&mine, v, n, changed, removed, r, manager, subresource))
+		goto done;
+	rc = put_sorted(obj, v, n, mock_fset_empty(changed) ? -1 : mine, now);
+	rc = rc ? rc : 1;
+done:
+	free(v);
+	return rc;
+}
+
 int mock_managed_update(json_object *obj, json_object *old, const mock_resource *r,
                         const char *manager, const char *subresource, const char *now)
 {
@@ -321,22 +545,27 @@ int mock_managed_update(json_object *obj, json_object *old, const mock_resource 
 	json_object *base = NULL, *changed = NULL, *removed = NULL;
 	if (!manager || !*manager)
 		return 0;
+	if (!subresource)
+		subresource = "";
 	mock_managed_init(&m);
-	int rc = starting_ownership(&m, obj, old);
-	if (rc == 0 && !old)
-		rc = mock_managed_empty_object(&base, r);
+	int rc = old ? 0 : mock_managed_empty_object(&base, r);
 	if (rc == 0)
 		rc = mock_fset_compare(&changed, &removed, r, old ? old : base, obj);
 	if (rc == 0) {
 		mock_fset_strip(changed);
 		mock_fset_strip(removed);
-		rc = take_ownership(&m, changed, removed, r, manager, subresource, now);
+		rc = old ? update_in_place(obj, old, changed, removed, r, manager, subresource, now)
+		         : 0;
 	}
+	if (rc == 0)
+		rc = starting_ownership(&m, obj, old);
+	if (rc == 0)
+		rc = take_ownership(&m, changed, removed, r, manager, subresource, now);
 	if (rc == 0)
 		rc = mock_managed_encode(obj, &m);
 	json_object_put(base);
 	json_object_put(changed);
 	json_object_put(removed);
 	mock_managed_free(&m);
-	return rc;
+	return rc < 0 ? rc : 0;
 }

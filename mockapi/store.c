@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "uuid.h"
+#include "write_request.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define RV_BUFSZ 24
@@ -209,13 +210,16 @@ static int set_string(json_object *o, const char *key, const char *value)
 	return 0;
 }
 
-/* o[key] = a deep copy of src[key], or no o[key] when src has none. */
+/* o[key] = a deep copy of src[key], or no o[key] when src has none. A
+ * member o has keeps its place (json-c replaces in place): metadata stays
+ * in Go order and needs no sorting later. */
 static int copy_member(json_object *o, json_object *src, const char *key)
 {
 	json_object *v = NULL, *copy = NULL;
-	json_object_object_del(o, key);
-	if (!src || !json_object_object_get_ex(src, key, &v))
+	if (!src || !json_object_object_get_ex(src, key, &v)) {
+		json_object_object_del(o, key);
 		return 0;
+	}
 	if (json_object_deep_copy(v, &copy, NULL) != 0)
 		return NL_ENOMEM;
 	if (json_object_object_add(o, key, copy) != 0) {
@@ -411,13 +415,42 @@ fail:
 	return NULL;
 }
 
+/* Whether ordered_copy(o, order) would list o's members in o's own order:
+ * the keys of order come first, in order. */
+static int ordered(json_object *o, const char *const *order)
+{
+	const char *const *next = order;
+	int prefix = 1;
+	json_object_object_foreach(o, key, val)
+	{
+		(void)val;
+		if (!in_list(key, order)) {
+			prefix = 0;
+			continue;
+		}
+		while (prefix && *next && strcmp(*next, key) != 0)
+			next++;
+		if (!prefix || !*next)
+			return 0;
+		next++;
+	}
+	return 1;
+}
+
 /* obj serialized with kind, apiVersion and metadata (in ObjectMeta order)
  * first. The returned tree shares obj's values; the string lives as long
- * as *holder, which the caller puts. */
+ * as *holder, which the caller puts. A decoded object usually is in that
+ * order already: then it is serialized as it is, without copies. */
 static const char *serialize(json_object *obj, json_object **holder, size_t *len)
 {
-	json_object *top = ordered_copy(obj, top_order);
 	json_object *m = NULL;
+	if (ordered(obj, top_order) &&
+	    (!json_object_object_get_ex(obj, "metadata", &m) ||
+	     !json_object_is_type(m, json_type_object) || ordered(m, meta_order))) {
+		*holder = json_object_get(obj);
+		return json_object_to_json_string_length(obj, JSON_FLAGS, len);
+	}
+	json_object *top = ordered_copy(obj, top_order);
 	if (!top)
 		return NULL;
 	if (json_object_object_get_ex(top, "metadata", &m) &&
@@ -983,6 +1016,24 @@ static int check_update_rv(const write_req *w, const obj_entry *e, const char *n
 	return 0;
 }
 
+/* The stored object as a tree for the write hook, with the thread's parser
+ * (write_request.h): allocating a parser per call cost ~10% of the parse,
+ * and json_tokener_parse's depth of 32 is below what the API accepts.
+ * NULL when out of memory. */
+static json_object *parse_stored(const obj_entry *e)
+{
+	json_object *o = NULL;
+	enum json_tokener_error err = json_tokener_success;
+	size_t end = 0;
+	if (mock_parse_body(&o, e->json, e->len, &err, &end) != 0)
+		return NULL;
+	if (o && (err != json_tokener_success || end != e->len)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	return o;
+}
+
 /* PUT, in the order of the apiserver's GuaranteedUpdate: uid precondition,
  * existence (or create-on-update, whose NamespaceLifecycle admission runs
  * then), the body's resourceVersion, then the strategy (the hook). */
@@ -1015,7 +1066,7 @@ static int do_update(const write_req *w, write_result *res, nl_status **st)
 		 * registry's tryUpdate does for a missing object. */
 		rc = create_on_update(w, key, res, st);
 	} else {
-		json_object *old = json_tokener_parse(e->json);
+		json_object *old = parse_stored(e);
 		if (!old || prepare_update(w, old, e->uid) != 0)
 			rc = fail_nomem(st);
 		else if ((rc = run_hook(w, old, st)) == 0)

@@ -250,6 +250,212 @@ static void test_apply__subresource_and_reset(void)
 	json_object_put(obj);
 }
 
+#define T3 "2024-05-01T12:00:00Z"
+
+static const mock_resource *lease(void)
+{
+	return mock_resource_get(MOCK_KIND_LEASE);
+}
+
+static const char *managed_text(json_object *obj)
+{
+	json_object *list = NULL;
+	json_object_object_get_ex(nl_json_get_path(obj, "metadata"), "managedFields", &list);
+	return json_object_to_json_string_ext(list, JSON_C_TO_STRING_PLAIN |
+	                                                JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* obj re-read from its own JSON with spec.renewTime (and the labels when
+ * given) replaced: the next write of a client that kept the answer. */
+static json_object *next_lease(json_object *obj, const char *renew, const char *app)
+{
+	json_object *next = decoded(lease(), json_object_to_json_string(obj));
+	json_object *spec = nl_json_get_path(next, "spec");
+	json_object_object_add(spec, "renewTime", json_object_new_string(renew));
+	if (app) {
+		json_object *labels = json_object_new_object();
+		json_object_object_add(labels, "app", json_object_new_string(app));
+		json_object_object_add(nl_json_get_path(next, "metadata"), "labels", labels);
+	}
+	return next;
+}
+
+/* A holder that renewed (T1) and a labeler (T2) on one Lease. */
+static json_object *two_manager_lease(void)
+{
+	json_object *created =
+	    decoded(lease(), "{\"metadata\":{\"name\":\"l\",\"namespace\":\"d\"},"
+	                     "\"spec\":{\"holderIdentity\":\"a\",\"leaseDurationSeconds\":40,"
+	                     "\"renewTime\":\"2024-05-01T09:00:00.000000Z\"}}");
+	CU_ASSERT_EQUAL(mock_managed_update(created, NULL, lease(), "holder", "", T1), 0);
+	json_object *labeled = next_lease(created, "2024-05-01T09:00:00.000000Z", "x");
+	CU_ASSERT_EQUAL(mock_managed_update(labeled, created, lease(), "labeler", "", T2), 0);
+	json_object_put(created);
+	return labeled;
+}
+
+/* An entry the decoder reads like the others but that is not written as
+ * the field manager writes it ("subresource": ""): the write then takes
+ * the path that decodes every entry into field sets. */
+static void make_first_entry_unusual(json_object *obj)
+{
+	json_object *e = managed_entry(obj, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	json_object_object_add(e, "subresource", json_object_new_string(""));
+}
+
+/* The renewal: only spec.renewTime changes, a field the holder's entry
+ * already owns. The entries stay as they were but for the holder's time,
+ * sorted again (T3 now sorts after the labeler's T2); the labeler keeps
+ * its labels. */
+static void test_apply__renewal_sets_the_holders_time(void)
+{
+	json_object *old = two_manager_lease();
+	CU_ASSERT_STRING_EQUAL(managed_text(old),
+	                       "[{\"manager\":\"holder\",\"operation\":\"Update\",\"apiVersion\":"
+	                       "\"coordination.k8s.io/v1\",\"time\":\"" T1 "\",\"fieldsType\":"
+	                       "\"FieldsV1\",\"fieldsV1\":{\"f:spec\":{\"f:holderIdentity\":"
+	                       "{},\"f:leaseDurationSeconds\":{},\"f:renewTime\":{}}}},"
+	                       "{\"manager\":\"labeler\",\"operation\":\"Update\",\"apiVersion\":"
+	                       "\"coordination.k8s.io/v1\",\"time\":\"" T2 "\",\"fieldsType\":"
+	                       "\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":{\"f:labels\":{\".\":{},"
+	                       "\"f:app\":{}}}}}]");
+	json_object *renewed = next_lease(old, "2024-05-01T12:00:00.000000Z", NULL);
+	CU_ASSERT_EQUAL(mock_managed_update(renewed, old, lease(), "holder", "", T3), 0);
+	CU_ASSERT_STRING_EQUAL(managed_text(renewed),
+	                       "[{\"manager\":\"labeler\",\"operation\":\"Update\",\"apiVersion\":"
+	                       "\"coordination.k8s.io/v1\",\"time\":\"" T2 "\",\"fieldsType\":"
+	                       "\"FieldsV1\",\"fieldsV1\":{\"f:metadata\":{\"f:labels\":{\".\":{},"
+	                       "\"f:app\":{}}}}},"
+	                       "{\"manager\":\"holder\",\"operation\":\"Update\",\"apiVersion\":"
+	                       "\"coordination.k8s.io/v1\",\"time\":\"" T3 "\",\"fieldsType\":"
+	                       "\"FieldsV1\",\"fieldsV1\":{\"f:spec\":{\"f:holderIdentity\":"
+	                       "{},\"f:leaseDurationSeconds\":{},\"f:renewTime\":{}}}}]");
+
+	/* Decoding every entry (the general path) gives the same bytes. */
+	json_object *general = next_lease(old, "2024-05-01T12:00:00.000000Z", NULL);
+	make_first_entry_unusual(general);
+	CU_ASSERT_EQUAL(mock_managed_update(general, old, lease(), "holder", "", T3), 0);
+	CU_ASSERT_STRING_EQUAL(managed_text(general), managed_text(renewed));
+	json_object_put(general);
+	json_object_put(renewed);
+	json_object_put(old);
+}
+
+/* Without managedFields in the body the stored ones are the start; they
+ * are not modified (the stored tree is only read). */
+static void test_apply__renewal_from_stored_entries_leaves_them(void)
+{
+	json_object *old = two_manager_lease();
+	char *before = strdup(managed_text(old));
+	json_object *renewed = next_lease(old, "2024-05-01T12:00:00.000000Z", NULL);
+	json_object_object_del(nl_json_get_path(renewed, "metadata"), "managedFields");
+	json_object *with = next_lease(old, "2024-05-01T12:00:00.000000Z", NULL);
+	CU_ASSERT_EQUAL(mock_managed_update(renewed, old, lease(), "holder", "", T3), 0);
+	CU_ASSERT_EQUAL(mock_managed_update(with, old, lease(), "holder", "", T3), 0);
+	CU_ASSERT_STRING_EQUAL(managed_text(renewed), managed_text(with));
+	CU_ASSERT_STRING_EQUAL(managed_text(old), before);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(managed_entry(renewed, 1), "time"), T3);
+	free(before);
+	json_object_put(with);
+	json_object_put(renewed);
+	json_object_put(old);
+}
+
+/* Writes that move ownership, create an entry or change nothing give the
+ * same managedFields whether or not every entry is written as the field
+ * manager writes it. */
+static void test_apply__updates_match_the_general_path(void)
+{
+	static const struct {
+		const char *manager, *renew, *app, *time;
+	} cases[] = {
+	    {"holder", "2024-05-01T12:00:00.000000Z", "y", T3},    /* takes the label */
+	    {"labeler", "2024-05-01T12:00:00.000000Z", NULL, T3},  /* takes renewTime */
+	    {"newcomer", "2024-05-01T12:00:00.000000Z", NULL, T3}, /* a new entry */
+	    {"holder", "2024-05-01T09:00:00.000000Z", "x", T3},    /* no change */
+	    {"labeler", "2024-05-01T09:00:00.000000Z", "z", T1},   /* own field, older time */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_object *old = two_manager_lease();
+		json_object *a = next_lease(old, cases[i].renew, cases[i].app);
+		json_object *b = next_lease(old, cases[i].renew, cases[i].app);
+		make_first_entry_unusual(b);
+		CU_ASSERT_EQUAL(
+		    mock_managed_update(a, old, lease(), cases[i].manager, "", cases[i].time), 0);
+		CU_ASSERT_EQUAL(
+		    mock_managed_update(b, old, lease(), cases[i].manager, "", cases[i].time), 0);
+		if (strcmp(managed_text(a), managed_text(b)) != 0)
+			fprintf(stderr, "\n  case %zu\n  fast:    %s\n  general: %s\n", i,
+			        managed_text(a), managed_text(b));
+		CU_ASSERT_STRING_EQUAL(managed_text(a), managed_text(b));
+		json_object_put(a);
+		json_object_put(b);
+		json_object_put(old);
+	}
+}
+
+/* FieldsV1 read as is: exactly what mock_fset_to_fields_v1 writes, and set
+ * questions answered on it. */
+static void test_apply__fields_v1_as_written(void)
+{
+	static const char *const written[] = {
+	    "{\"f:a\":{}}",
+	    "{\"f:data\":{\".\":{},\"f:key\":{}},\"f:metadata\":{\"f:labels\":{\"f:x\":{}}}}",
+	    "{\"f:status\":{\"f:conditions\":{\"k:{\\\"type\\\":\\\"Ready\\\"}\":{\".\":{},"
+	    "\"f:status\":{}}}}}",
+	};
+	static const char *const not_written[] = {
+	    "{}",                                     /* no member */
+	    "{\".\":{},\"f:a\":{}}",                  /* the root is no member */
+	    "{\"f:b\":{},\"f:a\":{}}",                /* unsorted */
+	    "{\"k:{}\":{},\"f:a\":{}}",               /* fields come first */
+	    "{\"f:a\":{\".\":{}}}",                   /* written as {} */
+	    "{\"f:a\":{\"f:b\":{},\".\":{}}}",        /* "." first */
+	    "{\"f:a\":{\".\":{\"x\":1},\"f:b\":{}}}", /* "." is {} */
+	    "{\"x:a\":{}}",                           /* not an element */
+	    "{\"f:a\":1}",                            /* not a node */
+	};
+	for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++) {
+		json_object *fv1 = nl_test_json(written[i]), *set = NULL;
+		CU_ASSERT_TRUE(mock_fset_fields_v1_canonical(fv1));
+		CU_ASSERT_EQUAL_FATAL(mock_fset_from_fields_v1(&set, fv1), 0);
+		assert_fields_v1(set, written[i]);
+		json_object_put(set);
+		json_object_put(fv1);
+	}
+	for (size_t i = 0; i < sizeof(not_written) / sizeof(not_written[0]); i++) {
+		json_object *fv1 = nl_test_json(not_written[i]);
+		if (mock_fset_fields_v1_canonical(fv1))
+			fprintf(stderr, "\n  taken as written: %s\n", not_written[i]);
+		CU_ASSERT_FALSE(mock_fset_fields_v1_canonical(fv1));
+		json_object_put(fv1);
+	}
+
+	json_object *fv1 =
+	    nl_test_json("{\"f:data\":{\".\":{},\"f:key\":{}},\"f:spec\":{\"f:x\":{}}}");
+	json_object *in = NULL, *nested = NULL, *out = NULL, *parent = NULL;
+	json_object *k = nl_test_json("{\"f:data\":{\"f:key\":{}}}");
+	json_object *n = nl_test_json("{\"f:spec\":{\"f:x\":{\"f:y\":{}}}}");
+	json_object *o = nl_test_json("{\"f:spec\":{\"f:y\":{}}}");
+	json_object *p = nl_test_json("{\"f:spec\":{\".\":{}}}");
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_fields_v1(&in, k), 0);
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_fields_v1(&nested, n), 0);
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_fields_v1(&out, o), 0);
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_fields_v1(&parent, p), 0);
+	CU_ASSERT_TRUE(mock_fset_fields_v1_overlaps(fv1, in));
+	CU_ASSERT_TRUE(mock_fset_fields_v1_covers(fv1, in));
+	CU_ASSERT_FALSE(mock_fset_fields_v1_overlaps(fv1, nested)); /* below a leaf member */
+	CU_ASSERT_FALSE(mock_fset_fields_v1_covers(fv1, nested));
+	CU_ASSERT_FALSE(mock_fset_fields_v1_overlaps(fv1, out));
+	CU_ASSERT_FALSE(mock_fset_fields_v1_covers(fv1, out));
+	CU_ASSERT_FALSE(mock_fset_fields_v1_overlaps(fv1, parent)); /* spec is no member */
+	CU_ASSERT_FALSE(mock_fset_fields_v1_covers(fv1, parent));
+	json_object *ks[] = {fv1, in, nested, out, parent, k, n, o, p};
+	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++)
+		json_object_put(ks[i]);
+}
+
 /* ------------------------------------------------------------ apply */
 
 typedef struct {
@@ -485,6 +691,11 @@ static CU_TestInfo tests[] = {
     {"create_records_update_entry", test_apply__create_records_update_entry},
     {"update_moves_and_drops_ownership", test_apply__update_moves_and_drops_ownership},
     {"subresource_and_reset", test_apply__subresource_and_reset},
+    {"renewal_sets_the_holders_time", test_apply__renewal_sets_the_holders_time},
+    {"renewal_from_stored_entries_leaves_them",
+     test_apply__renewal_from_stored_entries_leaves_them},
+    {"updates_match_the_general_path", test_apply__updates_match_the_general_path},
+    {"fields_v1_as_written", test_apply__fields_v1_as_written},
     {"creates_with_apply_entry", test_apply__creates_with_apply_entry},
     {"conflict_names_manager_and_field", test_apply__conflict_names_manager_and_field},
     {"force_takes_ownership", test_apply__force_takes_ownership},
