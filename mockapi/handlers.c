@@ -24,10 +24,10 @@ static const char *rt_ns(const mock_route *rt)
 	return rt->ns[0] ? rt->ns : NULL;
 }
 
+/* json (malloc'ed) becomes the body: no copy. */
 static void answer_bytes(mock_response *resp, int code, char *json, size_t len)
 {
-	mock_response_json(resp, code, json, len);
-	free(json);
+	mock_response_json_take(resp, code, json, len);
 }
 
 void mock_handle_get(mock_api *api, const mock_route *rt, const mock_request *req,

@@ -100,6 +100,9 @@ void mock_response_free(mock_response *resp);
 void mock_response_status(mock_response *resp, nl_status *st);
 /* Answer JSON bytes (copied) with code. */
 void mock_response_json(mock_response *resp, int code, const char *json, size_t len);
+/* Answer JSON bytes without a copy: json (malloc'ed, NUL-terminated at len)
+ * becomes the body and is freed with the response, or here on failure. */
+void mock_response_json_take(mock_response *resp, int code, char *json, size_t len);
 /* Add a `299 - "text"` warning. */
 void mock_response_warn(mock_response *resp, const char *text);
 /* Add a response header (ETag, Vary, Cache-Control, Location). Silently

@@ -62,6 +62,22 @@ void mock_response_json(mock_response *resp, int code, const char *json, size_t 
 		mock_response_status(resp, nl_status_internal("response too large"));
 }
 
+void mock_response_json_take(mock_response *resp, int code, char *json, size_t len)
+{
+	if (len > resp->body.cap) {
+		free(json);
+		mock_response_status(resp, nl_status_internal("response too large"));
+		return;
+	}
+	resp->code = code;
+	resp->content_type = "application/json";
+	nl_buf_free(&resp->body);
+	/* An nl_buf over the caller's allocation: send_response detaches it. */
+	resp->body.data = json;
+	resp->body.len = len;
+	resp->body.alloc = len + 1;
+}
+
 void mock_response_warn(mock_response *resp, const char *text)
 {
 	size_t used = strlen(resp->warning);

@@ -23,6 +23,7 @@
 #include "metrics.h"
 #include "mockapi.h"
 #include "persist.h"
+#include "reply_cache.h"
 #include "router.h"
 #include "watch.h"
 
@@ -133,9 +134,28 @@ static void add_extra_headers(struct MHD_Response *r, const char *lines)
 	}
 }
 
-static enum MHD_Result send_response(struct MHD_Connection *conn, mock_response *resp)
+/* A GET's 200 answer with only the standard headers may be a repeat of the
+ * worker's last one (reply_cache.h). */
+static int reply_reusable(const mock_request *req, const mock_response *resp)
+{
+	return resp->code == 200 && !resp->watch && !resp->truncated && resp->body.data &&
+	       !resp->headers[0] && !resp->warning[0] && resp->retry_after <= 0 &&
+	       strcmp(resp->content_type, "application/json") == 0 && req->method &&
+	       strcmp(req->method, "GET") == 0;
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *conn, const mock_request *req,
+                                     mock_response *resp)
 {
 	struct MHD_Response *r;
+	const char *body = NULL;
+	size_t body_len = resp->body.len;
+	int reusable = req && reply_reusable(req, resp);
+	if (reusable) {
+		r = mock_reply_cache_find(200, resp->body.data, resp->body.len);
+		if (r)
+			return MHD_queue_response(conn, 200, r);
+	}
 	if (resp->watch) {
 		/* A watch streams from the hub; the response owns the watcher. */
 		r = mock_watch_mhd_response(resp->watch, conn);
@@ -144,11 +164,11 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, mock_response 
 		r = mock_gate_truncated_response(resp);
 	} else if (resp->body.data) {
 		/* MHD takes the body's buffer and frees it: no copy. */
-		size_t len = resp->body.len;
 		char *data = nl_buf_detach(&resp->body, NULL);
-		r = MHD_create_response_from_buffer_with_free_callback(len, data, free);
+		r = MHD_create_response_from_buffer_with_free_callback(body_len, data, free);
 		if (!r)
 			free(data);
+		body = data;
 	} else {
 		r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	}
@@ -166,7 +186,8 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, mock_response 
 		add_header(r, MHD_HTTP_HEADER_RETRY_AFTER, v);
 	}
 	enum MHD_Result ret = MHD_queue_response(conn, (unsigned)resp->code, r);
-	MHD_destroy_response(r);
+	if (!(reusable && body && ret == MHD_YES && mock_reply_cache_keep(200, body, body_len, r)))
+		MHD_destroy_response(r);
 	return ret;
 }
 
@@ -190,7 +211,7 @@ static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection 
 	if (mock_access_enter(&c->access, &s->api, conn, req, &resp) != 0) {
 		mock_metrics_observe_request(s->api.metrics, req, resp.code,
 		                             mock_metrics_now() - c->t0);
-		enum MHD_Result sent = send_response(conn, &resp);
+		enum MHD_Result sent = send_response(conn, req, &resp);
 		mock_response_free(&resp);
 		return sent;
 	}
@@ -215,7 +236,7 @@ static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection 
 	 * reason, for the journal) to MHD. The client sees the answer only
 	 * after this returns, so the entry is there when it does. */
 	mock_gate_leave(&s->api, &c->gate, req, &resp);
-	enum MHD_Result ret = send_response(conn, &resp);
+	enum MHD_Result ret = send_response(conn, req, &resp);
 	mock_response_free(&resp);
 	return ret;
 }

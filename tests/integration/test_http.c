@@ -6,6 +6,7 @@
 
 #include "../cu_main.h"
 #include "http_client.h"
+#include "reply_cache.h"
 #include "store.h"
 
 static mock_server *srv;
@@ -426,6 +427,57 @@ static void test_http__deletecollection_returns_deleted(void)
 	json_object_put(l);
 }
 
+/* Repeated GETs reuse the worker's last answer (reply_cache.h), but an
+ * answer is only ever reused for identical bytes: a change, an error or
+ * another object in between is answered afresh. */
+static void test_http__repeated_get_reuses_only_identical_answers(void)
+{
+	const char *path = "/api/v1/namespaces/default/configmaps/polled";
+	json_object *c = req(201, "POST", "/api/v1/namespaces/default/configmaps",
+	                     "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+	                     "\"polled\"},\"data\":{\"a\":\"1\"}}");
+	json_object_put(c);
+	nl_http_resp first, r;
+	unsigned long hits = mock_reply_cache_hits();
+	CU_ASSERT_EQUAL_FATAL(nl_http(&first, base, "GET", path, NULL, NULL), 0);
+	/* Three identical GETs on two workers: one worker answers twice. */
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "GET", path, NULL, NULL), 0);
+		CU_ASSERT_EQUAL(r.code, 200);
+		CU_ASSERT_STRING_EQUAL(r.content_type, "application/json");
+		CU_ASSERT_STRING_EQUAL(r.body, first.body);
+		nl_http_resp_free(&r);
+	}
+	CU_ASSERT(mock_reply_cache_hits() > hits);
+
+	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "PATCH", path, "{\"data\":{\"a\":\"2\"}}",
+	                              "application/merge-patch+json"),
+	                      0);
+	CU_ASSERT_EQUAL(r.code, 200);
+	json_object *p = nl_http_json(&r);
+	nl_http_resp_free(&r);
+	char rv[32];
+	snprintf(rv, sizeof(rv), "%s", str(p, "metadata.resourceVersion"));
+	json_object_put(p);
+	for (int i = 0; i < 3; i++) {
+		json_object *g = req(200, "GET", path, NULL);
+		CU_ASSERT_STRING_EQUAL(str(g, "data.a"), "2");
+		CU_ASSERT_STRING_EQUAL(str(g, "metadata.resourceVersion"), rv);
+		json_object_put(g);
+		json_object *other = req(200, "GET", "/api/v1/namespaces/default", NULL);
+		CU_ASSERT_STRING_EQUAL(str(other, "kind"), "Namespace");
+		json_object_put(other);
+	}
+	json_object *d = req(200, "DELETE", path, NULL);
+	json_object_put(d);
+	for (int i = 0; i < 3; i++) {
+		json_object *nf = req(404, "GET", path, NULL);
+		CU_ASSERT_STRING_EQUAL(str(nf, "reason"), "NotFound");
+		json_object_put(nf);
+	}
+	nl_http_resp_free(&first);
+}
+
 static CU_TestInfo tests[] = {
     {"version_reports_1_32", test_http__version_reports_1_32},
     {"discovery_lists_served_resources", test_http__discovery_lists_served_resources},
@@ -440,6 +492,8 @@ static CU_TestInfo tests[] = {
     {"non_json_numbers_are_refused", test_http__non_json_numbers_are_refused},
     {"fixtures_are_loaded", test_http__fixtures_are_loaded},
     {"deletecollection_returns_deleted", test_http__deletecollection_returns_deleted},
+    {"repeated_get_reuses_only_identical_answers",
+     test_http__repeated_get_reuses_only_identical_answers},
     CU_TEST_INFO_NULL,
 };
 
