@@ -1,11 +1,18 @@
 /* Benchmark 2 of issue 11: optimistic updates. INFLIGHT concurrent PUTs of
  * Leases, spread over the LEASES Leases named PREFIX-0.. in NAMESPACE, each
  * sent with the resourceVersion of our previous answer (no GET), through the
- * client library's asynchronous interface on one loop (nl_api_update_async).
- * Each in-flight slot owns every INFLIGHT-th Lease, so a Lease has at most
- * one write in flight and a conflict means the server lost track.
+ * client library's asynchronous interface on one loop. Each in-flight slot
+ * owns every INFLIGHT-th Lease, so a Lease has at most one write in flight
+ * and a conflict means the server lost track.
  *
- * bench_put URL NAMESPACE PREFIX LEASES INFLIGHT SECONDS
+ * The load generator shares the machine's cores with the server, so by
+ * default it spends as little as it can per update: the body is JSON text
+ * formatted from the Lease's fields (nl_client_send), and only the new
+ * resourceVersion is read from the answer, as a load generator like wrk
+ * would. --update tree goes through json-c instead (nl_api_update_async,
+ * the typed interface): the answer parsed, the tree kept and serialized.
+ *
+ * bench_put URL NAMESPACE PREFIX LEASES INFLIGHT SECONDS [--update text|tree]
  * Prints updates, updates_per_s, p50_ms, p99_ms, conflicts, failures and the
  * load generator's own CPU time. */
 #include <curl/curl.h>
@@ -23,6 +30,13 @@
 
 typedef struct put_bench put_bench;
 
+/* A Lease as the text update writes it. */
+typedef struct {
+	char name[128], holder[128];
+	char rv[32];
+	long duration;
+} put_text;
+
 typedef struct {
 	put_bench *b;
 	size_t slot;
@@ -34,7 +48,9 @@ typedef struct {
 struct put_bench {
 	nl_client *client;
 	const char *ns, *prefix;
-	json_object **leases; /* our latest copy of each Lease */
+	json_object **leases; /* our latest copy of each Lease (tree) */
+	put_text *texts;      /* what the text update needs of each Lease */
+	int tree;
 	size_t nleases, inflight, active;
 	int64_t deadline;
 	long updates, conflicts, failures;
@@ -75,6 +91,79 @@ static void on_done(json_object *obj, const nl_result *res, void *payload)
 	send_next(s);
 }
 
+/* The answer's metadata.resourceVersion: the first such member of a Lease
+ * (metadata comes before spec; managedFields name fields as "f:..."). */
+static int answer_rv(char rv[32], const char *body)
+{
+	static const char key[] = "\"resourceVersion\":\"";
+	const char *p = body ? strstr(body, key) : NULL;
+	if (!p || !strstr(body, "\"kind\":\"Lease\""))
+		return -1;
+	p += sizeof(key) - 1;
+	size_t n = strspn(p, "0123456789");
+	if (n == 0 || n >= 32 || p[n] != '"')
+		return -1;
+	memcpy(rv, p, n);
+	rv[n] = '\0';
+	return 0;
+}
+
+static void on_text_done(nl_response *resp, const nl_result *res, void *payload)
+{
+	put_slot *s = payload;
+	put_bench *b = s->b;
+	if (resp && resp->http_status == 200 &&
+	    answer_rv(b->texts[s->current].rv, resp->body) == 0) {
+		b->updates++;
+		record(b, (double)(bench_now_ns() - s->sent_ns) / 1e6);
+	} else if (res->code == NL_ECONFLICT) {
+		b->conflicts++;
+	} else if (b->failures++ < 5) {
+		fprintf(stderr, "bench_put: %s\n",
+		        res->code ? res->message
+		                  : "the answer is not a Lease with a resourceVersion");
+	}
+	send_next(s);
+}
+
+static int send_text(put_bench *b, put_slot *s)
+{
+	const put_text *t = &b->texts[s->current];
+	char now[NL_TIME_BUFSZ], path[256], body[1024];
+	nl_time_format_micro(now, nl_time_now());
+	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, b->ns, t->name, NULL);
+	int len = snprintf(body, sizeof(body),
+	                   "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","
+	                   "\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+	                   "\"resourceVersion\":\"%s\"},\"spec\":{\"holderIdentity\":\"%s\","
+	                   "\"leaseDurationSeconds\":%ld,\"renewTime\":\"%s\"}}",
+	                   t->name, b->ns, t->rv, t->holder, t->duration, now);
+	if (len < 0 || (size_t)len >= sizeof(body))
+		return -1;
+	nl_request req = {.method = "PUT",
+	                  .path = path,
+	                  .body = body,
+	                  .body_len = (size_t)len,
+	                  .group = NL_RESOURCE_LEASES.group,
+	                  .resource = NL_RESOURCE_LEASES.resource,
+	                  .name = t->name};
+	s->sent_ns = bench_now_ns();
+	return nl_client_send(NULL, b->client, &req, on_text_done, s);
+}
+
+static int send_tree(put_bench *b, put_slot *s)
+{
+	json_object *lease = b->leases[s->current];
+	json_object *spec = json_object_object_get(lease, "spec");
+	char now[NL_TIME_BUFSZ], path[256], name[128];
+	nl_time_format_micro(now, nl_time_now());
+	json_object_object_add(spec, "renewTime", json_object_new_string(now));
+	snprintf(name, sizeof(name), "%s-%zu", b->prefix, s->current);
+	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, b->ns, name, NULL);
+	s->sent_ns = bench_now_ns();
+	return nl_api_update_async(NULL, b->client, path, lease, NULL, on_done, s);
+}
+
 static void send_next(put_slot *s)
 {
 	put_bench *b = s->b;
@@ -86,18 +175,33 @@ static void send_next(put_slot *s)
 	s->next += b->inflight;
 	if (s->next >= b->nleases)
 		s->next = s->slot;
-	json_object *lease = b->leases[s->current];
-	json_object *spec = json_object_object_get(lease, "spec");
-	char now[NL_TIME_BUFSZ], path[256], name[128];
-	nl_time_format_micro(now, nl_time_now());
-	json_object_object_add(spec, "renewTime", json_object_new_string(now));
-	snprintf(name, sizeof(name), "%s-%zu", b->prefix, s->current);
-	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, b->ns, name, NULL);
-	s->sent_ns = bench_now_ns();
-	if (nl_api_update_async(NULL, b->client, path, lease, NULL, on_done, s) != 0) {
+	if ((b->tree ? send_tree(b, s) : send_text(b, s)) != 0) {
 		b->failures++;
 		b->active--;
 	}
+}
+
+/* The text update rewrites the whole object from these fields, so a Lease
+ * carrying anything else (labels, owners) would lose it: refuse. */
+static void text_of(put_text *t, json_object *lease)
+{
+	json_object *meta = json_object_object_get(lease, "metadata");
+	json_object *spec = json_object_object_get(lease, "spec");
+	const char *name = json_object_get_string(json_object_object_get(meta, "name"));
+	const char *holder = json_object_get_string(json_object_object_get(spec, "holderIdentity"));
+	const char *rv = json_object_get_string(json_object_object_get(meta, "resourceVersion"));
+	static const char *const foreign[] = {"labels", "annotations", "ownerReferences",
+	                                      "finalizers"};
+	for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++)
+		if (json_object_object_get_ex(meta, foreign[i], NULL))
+			bench_die("lease %s has %s: use --update tree", name, foreign[i]);
+	if (!name || !rv || strpbrk(holder ? holder : "", "\"\\") ||
+	    snprintf(t->name, sizeof(t->name), "%s", name) >= (int)sizeof(t->name) ||
+	    snprintf(t->holder, sizeof(t->holder), "%s", holder ? holder : "") >=
+	        (int)sizeof(t->holder) ||
+	    snprintf(t->rv, sizeof(t->rv), "%s", rv) >= (int)sizeof(t->rv))
+		bench_die("lease %s: cannot be written as text", name ? name : "?");
+	t->duration = json_object_get_int64(json_object_object_get(spec, "leaseDurationSeconds"));
 }
 
 /* Our starting copies: one LIST of the namespace. */
@@ -123,9 +227,12 @@ static void load_leases(put_bench *b)
 		if (*end == '\0' && k < b->nleases && !b->leases[k])
 			b->leases[k] = json_object_get(it);
 	}
-	for (size_t k = 0; k < b->nleases; k++)
+	for (size_t k = 0; k < b->nleases; k++) {
 		if (!b->leases[k])
 			bench_die("lease %s-%zu does not exist", b->prefix, k);
+		if (!b->tree)
+			text_of(&b->texts[k], b->leases[k]);
+	}
 	json_object_put(list);
 	nl_result_clear(&res);
 }
@@ -140,9 +247,14 @@ static double cpu_seconds(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 7)
-		bench_die("usage: bench_put URL NAMESPACE PREFIX LEASES INFLIGHT SECONDS");
-	put_bench b = {.ns = argv[2], .prefix = argv[3]};
+	int tree_flag =
+	    argc == 9 && strcmp(argv[7], "--update") == 0 && strcmp(argv[8], "tree") == 0;
+	int text_flag =
+	    argc == 9 && strcmp(argv[7], "--update") == 0 && strcmp(argv[8], "text") == 0;
+	if (argc != 7 && !tree_flag && !text_flag)
+		bench_die("usage: bench_put URL NAMESPACE PREFIX LEASES INFLIGHT SECONDS "
+		          "[--update text|tree]");
+	put_bench b = {.ns = argv[2], .prefix = argv[3], .tree = tree_flag};
 	b.nleases = (size_t)atol(argv[4]);
 	b.inflight = (size_t)atol(argv[5]);
 	double seconds = atof(argv[6]);
@@ -167,10 +279,16 @@ int main(int argc, char **argv)
 	if (nl_client_new(&b.client, &cfg, &co, &err) != 0)
 		bench_die("nl_client_new: %s", err.msg);
 	b.leases = calloc(b.nleases, sizeof(*b.leases));
+	b.texts = calloc(b.nleases, sizeof(*b.texts));
 	put_slot *slots = calloc(b.inflight, sizeof(*slots));
-	if (!b.leases || !slots)
+	if (!b.leases || !b.texts || !slots)
 		bench_die("out of memory");
 	load_leases(&b);
+	if (!b.tree) /* the trees were only for the fields */
+		for (size_t k = 0; k < b.nleases; k++) {
+			json_object_put(b.leases[k]);
+			b.leases[k] = NULL;
+		}
 
 	double cpu0 = cpu_seconds();
 	int64_t t0 = bench_now_ns();
@@ -186,13 +304,15 @@ int main(int argc, char **argv)
 	double secs = (double)(bench_now_ns() - t0) / 1e9;
 	double cpu = cpu_seconds() - cpu0;
 
-	printf("updates=%ld seconds=%.2f updates_per_s=%.0f p50_ms=%.2f p99_ms=%.2f "
+	printf("update=%s updates=%ld seconds=%.2f updates_per_s=%.0f p50_ms=%.2f p99_ms=%.2f "
 	       "conflicts=%ld failures=%ld client_cpu_pct=%.0f\n",
-	       b.updates, secs, (double)b.updates / secs, bench_percentile(b.lat_ms, b.nlat, 50),
-	       bench_percentile(b.lat_ms, b.nlat, 99), b.conflicts, b.failures, 100.0 * cpu / secs);
+	       b.tree ? "tree" : "text", b.updates, secs, (double)b.updates / secs,
+	       bench_percentile(b.lat_ms, b.nlat, 50), bench_percentile(b.lat_ms, b.nlat, 99),
+	       b.conflicts, b.failures, 100.0 * cpu / secs);
 	for (size_t k = 0; k < b.nleases; k++)
 		json_object_put(b.leases[k]);
 	free(b.leases);
+	free(b.texts);
 	free(slots);
 	free(b.lat_ms);
 	nl_client_free(b.client);

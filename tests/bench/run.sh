@@ -426,11 +426,12 @@ bench_put() {
 		fail "create 1,000 Leases"
 		return
 	}
-	local inflight res put_rows='' last='' c0 c1 cpu
-	for inflight in 1 16 64; do
+	local run inflight update res put_rows='' last='' c0 c1 cpu
+	for run in 1:text 16:text 64:text 64:tree; do
+		inflight=${run%:*} update=${run#*:}
 		c0=$(cpu_ticks "$m_pid")
-		res=$("$bin/bench_put" "$m_url" default put 1000 $inflight "$put_seconds") || {
-			fail "PUT with $inflight in flight: $res"
+		res=$("$bin/bench_put" "$m_url" default put 1000 $inflight "$put_seconds" --update "$update") || {
+			fail "PUT with $inflight in flight ($update): $res"
 			continue
 		}
 		c1=$(cpu_ticks "$m_pid")
@@ -438,8 +439,8 @@ bench_put() {
 			'BEGIN { if (n > 0) printf "%.0f", d * 1e6 / hz / n }')
 		say "   $inflight in flight: $res mock_cpu_us_per_put=$cpu"
 		put_rows="$put_rows
-| $inflight | $(echo "$res" | field updates_per_s) | $(echo "$res" | field p50_ms) | $(echo "$res" | field p99_ms) | $cpu | $(echo "$res" | field client_cpu_pct) | $(echo "$res" | field conflicts) |"
-		last=$res last_cpu=$cpu
+| $inflight | $update | $(echo "$res" | field updates_per_s) | $(echo "$res" | field p50_ms) | $(echo "$res" | field p99_ms) | $cpu | $(echo "$res" | field client_cpu_pct) | $(echo "$res" | field conflicts) |"
+		[ "$update" = tree ] || { last=$res last_cpu=$cpu; }
 	done
 	stop_pid "$m_pid"
 	[ -n "$last" ] || return
@@ -456,10 +457,10 @@ bench_put() {
 	fi
 	details+=("### 2. Optimistic PUT
 
-\`bench_put\`: each in-flight slot owns every n-th of the 1,000 Leases and PUTs it with the resourceVersion of its previous answer (a new \`spec.renewTime\` each time), through \`nl_api_update_async\` on one loop; the latency is the client's, from send to completion.
+\`bench_put\`: each in-flight slot owns every n-th of the 1,000 Leases and PUTs it with the resourceVersion of its previous answer (a new \`spec.renewTime\` each time), on one loop; the latency is the client's, from send to completion. \`text\` (the figures above): the body formatted as JSON text and sent with \`nl_client_send\`, only the new resourceVersion read from the answer, so the load generator leaves the cores to the server as wrk does; \`tree\`: the typed interface \`nl_api_update_async\` (json-c parse, tree kept and serialized per update).
 
-| in flight | updates/s | p50 ms | p99 ms | mock CPU µs/PUT | load generator CPU % | conflicts |
-|---|---|---|---|---|---|---|$put_rows")
+| in flight | client | updates/s | p50 ms | p99 ms | mock CPU µs/PUT | load generator CPU % | conflicts |
+|---|---|---|---|---|---|---|---|$put_rows")
 }
 
 # ---------------------------------------------------------------------------
@@ -655,7 +656,8 @@ make bench BENCH_FLAGS=--quick       # a short run that leaves this file alone
 - \`bench_storm\` — retry-on-conflict writers on one ConfigMap; fails the run
   on a lost update.
 - \`bench_put\` — optimistic PUTs through the client library's async
-  interface (\`nl_api_update_async\`).
+  interface (\`nl_client_send\` with JSON text; \`--update tree\`:
+  \`nl_api_update_async\`).
 - \`bench_watch\` — \`nl_watch\` watchers on one loop and a writer thread.
 - \`bench_heartbeat\` — N real lease controllers on one loop, their
   synchronous API calls adapted to the async client with coroutines.
