@@ -10,7 +10,7 @@
 # Flags: --quick (short runs, smaller N; table printed, docs untouched),
 #        --only "get memory startup storm put watch heartbeat agent".
 # Environment: BENCH_BUILDDIR, BENCH_SRCDIR (set by make), BENCH_DURATION
-# (wrk seconds, default 5), BENCH_ROUNDS (default 3), BENCH_OUT (where the
+# (wrk seconds, default 5), BENCH_ROUNDS (default 5), BENCH_OUT (where the
 # Markdown goes).
 set -u
 
@@ -19,7 +19,7 @@ builddir=${BENCH_BUILDDIR:-$(pwd)}
 bin=$builddir/tests/bench
 mock=$builddir/mockapi/nodelet-mockapi
 duration=${BENCH_DURATION:-5}
-rounds=${BENCH_ROUNDS:-3}
+rounds=${BENCH_ROUNDS:-5}
 quick=0
 only="get memory startup storm put watch heartbeat agent"
 scale_ns="1000 10000 100000"
@@ -672,7 +672,7 @@ make bench BENCH_FLAGS=--quick       # a short run that leaves this file alone
   synchronous API calls adapted to the async client with coroutines.
 
 Environment: \`BENCH_DURATION\` (wrk seconds, default 5), \`BENCH_ROUNDS\`
-(interleaved rounds, default 3), \`BENCH_OUT\` (output file).
+(interleaved rounds, default 5), \`BENCH_OUT\` (output file).
 \`BENCH_FLAGS="--only 'get storm'"\` runs a subset.
 EOF
 }
