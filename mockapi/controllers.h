@@ -40,15 +40,6 @@ void mock_node_lifecycle_reset(mock_node_lifecycle *n);
  * the number of writes made, or a negative NL_E* code. */
 int mock_node_lifecycle_run(mock_node_lifecycle *n, int64_t now);
 
-/* --- looking into stored JSON without parsing it (controllers.c) --- */
-
-/* The value of the member at path (dot-separated keys of nested objects;
- * keys without escapes) in the JSON text of an object: *val its first byte,
- * *vlen its length. 0, NL_ENOTFOUND, or NL_EPARSE where the text is not
- * well-formed. Controllers use it to skip what did not change. */
-int mock__json_member(const char **val, size_t *vlen, const char *json, size_t len,
-                      const char *path);
-
 /* --- garbage collector (garbage_collector.c) --- */
 
 /* Collect until nothing changes: an object whose ownerReferences all name

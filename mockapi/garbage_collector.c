@@ -17,6 +17,7 @@
  * parsed whole. Every node Lease has an owner and is renewed every 10 s:
  * the full scan this replaced parsed all of them on each pass. */
 #include <json-c/linkhash.h>
+#include <nodelet/json_text.h>
 #include <nodelet/meta.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +248,7 @@ static int refresh_one(const char *key, uint64_t rv, const char *json, size_t le
 	size_t rlen = 0;
 	void *found = NULL;
 	(void)rv;
-	int has = mock__json_member(&refs, &rlen, json, len, "metadata.ownerReferences") == 0;
+	int has = nl_json_text_member(&refs, &rlen, json, len, "metadata.ownerReferences") == 0;
 	dependent *d = lh_table_lookup_ex(c->t, key, &found) ? found : NULL;
 	if (!has) {
 		if (d)

@@ -29,6 +29,7 @@
  * when its grace period ran out. A node whose object and verdict stand
  * needs only its lease compared. */
 #include <json-c/linkhash.h>
+#include <nodelet/json_text.h>
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
 #include <stdio.h>
@@ -238,7 +239,7 @@ static void lease_renew(lease_seen *l, const char *json, size_t len)
 	size_t n = 0;
 	char ts[64];
 	l->renew_set = 0;
-	if (mock__json_member(&v, &n, json, len, "spec.renewTime") != 0 || n < 2 || v[0] != '"' ||
+	if (nl_json_text_member(&v, &n, json, len, "spec.renewTime") != 0 || n < 2 || v[0] != '"' ||
 	    n - 2 >= sizeof(ts) || memchr(v, '\\', n))
 		return; /* absent, null, or not a time (which has no escapes) */
 	memcpy(ts, v + 1, n - 2);

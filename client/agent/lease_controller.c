@@ -4,6 +4,7 @@
 #include "lease_internal.h"
 
 #include <nodelet/doc.h>
+#include <nodelet/json_text.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
@@ -221,18 +222,6 @@ typedef struct {
  * client could not have parsed is not taken as text either. */
 #define TEXT_MAX_DEPTH 32
 
-static int is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && is_ws(*p))
-		p++;
-	return p;
-}
-
 static int is_hex(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -306,23 +295,23 @@ static const char *scan_container(const char *p, const char *end, int depth)
 
 	if (depth >= TEXT_MAX_DEPTH)
 		return NULL;
-	p = skip_ws(p + 1, end);
+	p = nl_json_text_skip_ws(p + 1, end);
 	if (p < end && *p == close)
 		return p + 1;
 	for (;;) {
 		if (object) {
 			if (p >= end || *p != '"' || !(p = scan_string(p, end)))
 				return NULL;
-			p = skip_ws(p, end);
+			p = nl_json_text_skip_ws(p, end);
 			if (p >= end || *p != ':')
 				return NULL;
-			p = skip_ws(p + 1, end);
+			p = nl_json_text_skip_ws(p + 1, end);
 		}
 		if (!(p = scan_value(p, end, depth + 1)))
 			return NULL;
-		p = skip_ws(p, end);
+		p = nl_json_text_skip_ws(p, end);
 		if (p < end && *p == ',') {
-			p = skip_ws(p + 1, end);
+			p = nl_json_text_skip_ws(p + 1, end);
 			continue;
 		}
 		return p < end && *p == close ? p + 1 : NULL;
@@ -344,93 +333,40 @@ static const char *scan_value(const char *p, const char *end, int depth)
 /* Whether text is one JSON object (whitespace around it allowed). */
 static int is_json_object(const char *text, size_t len)
 {
-	const char *end = text + len, *p = skip_ws(text, end);
+	const char *end = text + len, *p = nl_json_text_skip_ws(text, end);
 	if (p >= end || *p != '{' || !(p = scan_value(p, end, 0)))
 		return 0;
-	return skip_ws(p, end) == end;
-}
-
-/* The splice reads only text known to be JSON (json-c wrote it, or
- * is_json_object accepted it when it arrived), so it skips values without
- * checking them again: a renewal reads its base about twice. */
-
-/* p at '"': past the closing quote, or NULL. */
-static const char *skip_string(const char *p, const char *end)
-{
-	for (p++; p < end; p++) {
-		if (*p == '\\')
-			p++;
-		else if (*p == '"')
-			return p + 1;
-	}
-	return NULL;
-}
-
-/* Past the value at p, or NULL when the text ends first. */
-static const char *skip_value(const char *p, const char *end)
-{
-	size_t depth = 0;
-
-	if (p < end && *p != '"' && *p != '{' && *p != '[') {
-		while (p < end && *p != ',' && *p != '}' && *p != ']' && !is_ws(*p))
-			p++;
-		return p;
-	}
-	do {
-		if (p >= end)
-			return NULL;
-		if (*p == '"') {
-			p = skip_string(p, end);
-			continue;
-		}
-		if (*p == '{' || *p == '[')
-			depth++;
-		else if (*p == '}' || *p == ']')
-			depth--;
-		p++;
-	} while (p && depth > 0);
-	return p;
+	return nl_json_text_skip_ws(p, end) == end;
 }
 
 /* In the object obj, the values of keys[0..n-1] (a NULL span when absent).
  * NL_EINVAL when obj is no object, a key of interest occurs twice or any
- * key has an escape. */
+ * key has an escape. The text is known to be JSON (json-c wrote it, or
+ * is_json_object accepted it when it arrived), so values are skipped
+ * without checking them again: a renewal reads its base about twice. */
 static int find_members(span *vals, span obj, const char *const *keys, size_t n)
 {
-	const char *p = obj.p, *end = obj.p + obj.n;
+	nl_json_text_iter it;
+	const char *k, *v;
+	size_t klen, vlen;
+	int rc;
 
 	for (size_t i = 0; i < n; i++)
 		vals[i] = (span){NULL, 0};
-	if (p >= end || *p != '{')
+	if (obj.n == 0 || *obj.p != '{' || nl_json_text_object(&it, obj.p, obj.p + obj.n) != 0)
 		return NL_EINVAL;
-	p = skip_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return 0;
-	for (;;) {
-		const char *k = p, *kend = p < end && *p == '"' ? skip_string(p, end) : NULL;
-		if (!kend || memchr(k, '\\', (size_t)(kend - k)))
-			return NL_EINVAL;
-		p = skip_ws(kend, end);
-		if (p >= end || *p != ':')
-			return NL_EINVAL;
-		const char *v = skip_ws(p + 1, end), *vend = skip_value(v, end);
-		if (!vend)
+	while ((rc = nl_json_text_next(&it, &k, &klen, &v, &vlen)) == 1) {
+		if (memchr(k, '\\', klen))
 			return NL_EINVAL;
 		for (size_t i = 0; i < n; i++) {
-			size_t klen = strlen(keys[i]);
-			if ((size_t)(kend - k) != klen + 2 || memcmp(k + 1, keys[i], klen) != 0)
+			if (strlen(keys[i]) != klen || memcmp(k, keys[i], klen) != 0)
 				continue;
 			if (vals[i].p)
 				return NL_EINVAL;
-			vals[i] = (span){v, (size_t)(vend - v)};
+			vals[i] = (span){v, vlen};
 		}
-		p = skip_ws(vend, end);
-		if (p < end && *p == ',') {
-			p = skip_ws(p + 1, end);
-			continue;
-		}
-		return p < end && *p == '}' ? 0 : NL_EINVAL;
 	}
+	return rc == 0 ? 0 : NL_EINVAL;
 }
 
 static int nonempty_array(span v)
@@ -438,7 +374,7 @@ static int nonempty_array(span v)
 	const char *end = v.p + v.n, *p;
 	if (!v.p || v.n == 0 || *v.p != '[')
 		return 0;
-	p = skip_ws(v.p + 1, end);
+	p = nl_json_text_skip_ws(v.p + 1, end);
 	return p < end && *p != ']';
 }
 
@@ -462,10 +398,8 @@ static int splice_renewal(char **out, size_t *out_len, const nl_lease_controller
 	char val[2][NL_TIME_BUFSZ + 16];
 	size_t vlen[2];
 
-	top.p = skip_ws(base, end);
+	top.p = nl_json_text_skip_ws(base, end);
 	top.n = (size_t)(end - top.p);
-	while (top.n && is_ws(top.p[top.n - 1]))
-		top.n--;
 	if (find_members(t, top, top_keys, 2) != 0 || !t[0].p || !t[1].p ||
 	    find_members(m, t[0], meta_keys, 1) != 0 || !nonempty_array(m[0]) ||
 	    find_members(s, t[1], spec_keys, 2) != 0 || !s[0].p || !s[1].p)
@@ -529,7 +463,7 @@ static int parse_text(json_object **out, const char *text, size_t len)
 static void text_resource_version(char *buf, size_t size, const char *text, size_t len)
 {
 	static const char *const meta[] = {"metadata"}, *const rv[] = {"resourceVersion"};
-	span top = {skip_ws(text, text + len), 0}, m, v;
+	span top = {nl_json_text_skip_ws(text, text + len), 0}, m, v;
 
 	top.n = (size_t)(text + len - top.p);
 	*buf = '\0';

@@ -225,36 +225,6 @@ static void test_controllers__gc_remembers_between_passes(void)
 	mock_store_free(s);
 }
 
-static void test_controllers__json_member_reads_stored_text(void)
-{
-	const char *json = "{\"kind\":\"Lease\",\"metadata\":{\"name\":\"a\\\"}b\",\"labels\":"
-	                   "{\"x\":\"[{\"},\"ownerReferences\":[{\"uid\":\"u\"}]},\"spec\":{"
-	                   "\"renewTime\":\"2024-01-01T00:00:00.000000Z\",\"n\":12,\"z\":null},"
-	                   "\"x\":[1,{\"a\":[]}]}";
-	const char *v = NULL;
-	size_t n = 0;
-	size_t len = strlen(json);
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "metadata.ownerReferences"), 0);
-	CU_ASSERT_EQUAL(n, strlen("[{\"uid\":\"u\"}]"));
-	CU_ASSERT_EQUAL(strncmp(v, "[{\"uid\":\"u\"}]", n), 0);
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "spec.renewTime"), 0);
-	CU_ASSERT_EQUAL(strncmp(v, "\"2024-01-01T00:00:00.000000Z\"", n), 0);
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "spec.n"), 0);
-	CU_ASSERT_EQUAL(strncmp(v, "12", n), 0);
-	CU_ASSERT_EQUAL(n, 2);
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "spec.z"), 0);
-	CU_ASSERT_EQUAL(n, 4);
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "x"), 0);
-	CU_ASSERT_EQUAL(n, strlen("[1,{\"a\":[]}]"));
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "metadata.name"), 0);
-	CU_ASSERT_EQUAL(n, strlen("\"a\\\"}b\""));
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "metadata.uid"), NL_ENOTFOUND);
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "kind.x"), NL_ENOTFOUND);
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, json, len, "spec.z.x"), NL_ENOTFOUND);
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, "{\"a\":", 5, "a"), NL_EPARSE);
-	CU_ASSERT_EQUAL(mock__json_member(&v, &n, "{\"a\":\"x", 7, "a"), NL_EPARSE);
-}
-
 static void test_controllers__orphan_removes_only_that_owner(void)
 {
 	mock_api api;
@@ -416,7 +386,6 @@ static CU_TestInfo tests[] = {
     {"gc_collects_only_without_live_owners",
      test_controllers__gc_collects_only_without_live_owners},
     {"gc_remembers_between_passes", test_controllers__gc_remembers_between_passes},
-    {"json_member_reads_stored_text", test_controllers__json_member_reads_stored_text},
     {"orphan_removes_only_that_owner", test_controllers__orphan_removes_only_that_owner},
     {"node_lifecycle_writes_once_per_change",
      test_controllers__node_lifecycle_writes_once_per_change},

@@ -1,0 +1,47 @@
+/* Reading JSON text without building a tree.
+ *
+ * Both halves keep objects as compact JSON text where a json-c tree would
+ * cost ~20 KiB per object: the mock's store (its controllers look up one
+ * member of each changed object) and the lease controller's cached Lease
+ * (a renewal replaces two values in it). These functions find values in
+ * text that is already known to be JSON — written by json-c, or checked
+ * when it arrived — so they skip values without validating them again;
+ * on text that is not JSON they return NL_EPARSE or NULL, never read past
+ * end. */
+#ifndef NODELET_JSON_TEXT_H
+#define NODELET_JSON_TEXT_H
+
+#include <stddef.h>
+
+/* Past the whitespace at p (never beyond end). */
+const char *nl_json_text_skip_ws(const char *p, const char *end);
+
+/* Past the value at p: a string, an object or array with all it contains,
+ * or a number or literal. NULL when the text ends first or there is no
+ * value at p. */
+const char *nl_json_text_skip_value(const char *p, const char *end);
+
+/* A cursor over the members of one object. */
+typedef struct {
+	const char *p, *end;
+	int comma; /* a ',' was read: a member must follow */
+} nl_json_text_iter;
+
+/* Start on the object at p (whitespace before it allowed). 0; NL_ENOTFOUND
+ * when the value at p is not an object; NL_EPARSE when the text ends. */
+int nl_json_text_object(nl_json_text_iter *it, const char *p, const char *end);
+
+/* The next member: *key and *klen its name as written between the quotes
+ * (escapes left as they are), *val and *vlen its value's text. 1 with a
+ * member, 0 at the end of the object, NL_EPARSE on malformed text. All
+ * pointers point into the text. */
+int nl_json_text_next(nl_json_text_iter *it, const char **key, size_t *klen, const char **val,
+                      size_t *vlen);
+
+/* The value of the member at path (dot-separated names of nested
+ * objects, written without escapes) in the object whose text is json:
+ * *val its first byte, *vlen its length. 0, NL_ENOTFOUND, or NL_EPARSE. */
+int nl_json_text_member(const char **val, size_t *vlen, const char *json, size_t len,
+                        const char *path);
+
+#endif
