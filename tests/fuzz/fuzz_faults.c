@@ -1,4 +1,4 @@
-/* The fault specification parser (mockapi/faults.h), fed as a --faults
+/* The fault specification parser (mockapi/control/faults.h), fed as a --faults
  * file (YAML or JSON: one list, or one fault per document). A list is
  * added all or nothing; every fault added is listed and found by its id;
  * faults are decided against a set of requests and a status fault answers
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "faults.h"
+#include "api/route.h"
+#include "control/faults.h"
 #include "fuzz.h"
-#include "router.h"
 
 static const char *const requests[][2] = {
     {"PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/edge-1"},

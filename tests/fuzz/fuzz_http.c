@@ -30,12 +30,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "control.h"
+#include "api/resources.h"
+#include "api/schema.h"
+#include "control/control.h"
+#include "core/request.h"
 #include "fuzz.h"
-#include "internal.h"
 #include "mockapi.h"
-#include "resources.h"
-#include "schema.h"
 
 #define MAX_REQUESTS 16
 #define MAX_BODY 8192 /* small, so that 413 is reachable */

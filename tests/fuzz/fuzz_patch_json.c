@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "patch.h"
+#include "patch/patch.h"
 
 static char *snapshot(json_object *o)
 {

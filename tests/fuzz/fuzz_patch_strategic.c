@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/resources.h"
 #include "fuzz.h"
-#include "patch.h"
-#include "resources.h"
+#include "patch/patch.h"
 
 static char *snapshot(json_object *o)
 {

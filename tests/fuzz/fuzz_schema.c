@@ -1,4 +1,4 @@
-/* Typed decoding and validation of request bodies (mockapi/schema.h,
+/* Typed decoding and validation of request bodies (mockapi/api/schema.h,
  * validation.h) for every kind. The input is a JSON body. Decoding either
  * fails with Go's decoder text, leaving the out-parameters alone, or gives
  * the canonical form, which decodes to itself with no unknown fields left;
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/resources.h"
+#include "api/schema.h"
+#include "api/validation.h"
 #include "fuzz.h"
-#include "resources.h"
-#include "schema.h"
-#include "validation.h"
 
 static void validate(const mock_resource *r, json_object *decoded, int update)
 {

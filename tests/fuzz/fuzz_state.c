@@ -1,4 +1,4 @@
-/* The state file reader (mockapi/persist_format.h, persist.h): the input is
+/* The state file reader (mockapi/storage/persist_format.h, persist.h): the input is
  * a whole snapshot or log file. Every record that scans is applied to a
  * store as a restart would; then the store is written out as a snapshot
  * again, which must scan cleanly and restore the same objects — what the
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "persist_format.h"
-#include "store.h"
+#include "storage/persist_format.h"
+#include "storage/store.h"
 
 static int apply(const mock_state_rec *rec, size_t off, void *payload)
 {

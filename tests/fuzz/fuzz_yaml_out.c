@@ -1,5 +1,5 @@
 /* JSON to YAML as the mock answers Accept: application/yaml
- * (mockapi/yaml_out.h), checked against the manifest loader (doc.h): the
+ * (mockapi/encoding/yaml_out.h), checked against the manifest loader (doc.h): the
  * YAML of a JSON document reads back as the same document. Numbers compare
  * by value (the loader reads 1.0 as 1, as sigs.k8s.io/yaml does). The input
  * is tried as a JSON document and, when it is valid UTF-8, as a string
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encoding/yaml_out.h"
 #include "fuzz.h"
-#include "yaml_out.h"
 
 static int valid_utf8(const uint8_t *s, size_t n)
 {

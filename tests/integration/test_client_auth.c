@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../cu_main.h"
-#include "certs.h"
+#include "auth/certs.h"
 #include "mockapi.h"
 
 static char dir[64];

@@ -14,7 +14,7 @@
 #include "../cu_main.h"
 #include "http_client.h"
 #include "mockapi.h"
-#include "store.h"
+#include "storage/store.h"
 
 /* ------------------------------------------------------------------------
  * HTTP with a User-Agent, a timeout and the transport result */

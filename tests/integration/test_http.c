@@ -6,8 +6,8 @@
 
 #include "../cu_main.h"
 #include "http_client.h"
-#include "reply_cache.h"
-#include "store.h"
+#include "server/reply_cache.h"
+#include "storage/store.h"
 
 static mock_server *srv;
 static const char *base;

@@ -19,7 +19,7 @@
 
 #include "../cu_main.h"
 #include "http_client.h"
-#include "store.h"
+#include "storage/store.h"
 
 static int64_t now_ms(void)
 {

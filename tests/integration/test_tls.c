@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "../cu_main.h"
-#include "certs.h"
+#include "auth/certs.h"
 #include "mockapi.h"
-#include "store.h"
+#include "storage/store.h"
 
 static char dir[64];  /* temporary directory */
 static char pki[128]; /* --generate-certs output */

@@ -10,10 +10,10 @@
 #include <nodelet/informer.h>
 #include <stdint.h>
 
-#include "agent_host.h"
-#include "scenario.h"
+#include "scenario/agent_host.h"
+#include "scenario/scenario.h"
+#include "scenario/target.h"
 #include "soak_common.h"
-#include "target.h"
 
 #define SOAK_NODE "soak-node"
 #define SOAK_LEASE_NS "kube-node-lease"

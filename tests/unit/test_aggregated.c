@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "aggregated.h"
-#include "fixtures.h"
-#include "internal.h"
+#include "control/fixtures.h"
+#include "core/request.h"
+#include "nonresource/aggregated.h"
 
 #define AGG_V2 "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 #define AGG_V2BETA1 "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"

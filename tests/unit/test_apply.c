@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
-#include "fieldset.h"
-#include "managed_fields.h"
-#include "schema.h"
+#include "api/schema.h"
+#include "patch/apply.h"
+#include "patch/fieldset.h"
+#include "patch/managed_fields.h"
 
 #define T1 "2024-05-01T10:00:00Z"
 #define T2 "2024-05-01T11:00:00Z"

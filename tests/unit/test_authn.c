@@ -1,4 +1,4 @@
-/* Authentication (mockapi/authn.c): kube-apiserver's static token file as
+/* Authentication (mockapi/auth/authn.c): kube-apiserver's static token file as
  * Go's encoding/csv reads it (tokenfile.NewCSV, errors verbatim), and the
  * authenticator chain's decision — x509, then bearer token, then anonymous
  * (union.NewFailOnError: a bad credential is 401 even with anonymous on),
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../cu_main.h"
-#include "authn.h"
+#include "auth/authn.h"
 
 static mock_tokens *parse_ok(const char *text)
 {

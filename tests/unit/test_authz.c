@@ -1,5 +1,5 @@
-/* Authorization (mockapi/authz.c) and NodeRestriction
- * (mockapi/node_restriction.c): a table of (user, groups, request, the
+/* Authorization (mockapi/auth/authz.c) and NodeRestriction
+ * (mockapi/auth/node_restriction.c): a table of (user, groups, request, the
  * node's config source) → allowed, or denied with kube-apiserver's exact
  * 403 text (responsewriters.Forbidden around the Node authorizer's reason;
  * admission.NewForbidden for NodeRestriction). */
@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "authz.h"
-#include "node_restriction.h"
-#include "resources.h"
+#include "api/resources.h"
+#include "auth/authz.h"
+#include "auth/node_restriction.h"
 
 static const char *const node_a[] = {"system:nodes", "system:authenticated"};
 static const char *const masters[] = {"system:masters", "system:authenticated"};

@@ -1,4 +1,4 @@
-/* Certificates (mockapi/certs.c), the x509 client check (mockapi/tls.c)
+/* Certificates (mockapi/auth/certs.c), the x509 client check (mockapi/auth/tls.c)
  * and the files --generate-certs and --kubeconfig-out write. The check is
  * kube-apiserver's x509 authenticator: chain to --client-ca-file, within
  * the validity period, extended key usage clientAuth (or none); CN = user,
@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "../cu_main.h"
-#include "atomic_file.h"
-#include "certs.h"
-#include "kubeconfig_out.h"
-#include "tls.h"
+#include "auth/certs.h"
+#include "auth/tls.h"
+#include "core/atomic_file.h"
+#include "server/kubeconfig_out.h"
 
 static mock_cert_set set;
 static mock_tls *tls; /* serving pair and client CA of set */

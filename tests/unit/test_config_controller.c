@@ -12,9 +12,9 @@
  * spec and (in "current cluster" mode) drops status.config. */
 #include "../cu_main.h"
 
-#include "patch.h"
-#include "resources.h"
-#include "validation.h"
+#include "api/resources.h"
+#include "api/validation.h"
+#include "patch/patch.h"
 #include <nodelet/config_controller.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>

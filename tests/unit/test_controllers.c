@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "controllers.h"
-#include "fixtures.h"
-#include "internal.h"
+#include "control/fixtures.h"
+#include "controllers/controllers.h"
+#include "core/request.h"
 
 static void test_controllers__parse_like_kube_controller_manager(void)
 {

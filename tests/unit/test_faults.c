@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "faults.h"
+#include "api/route.h"
+#include "control/faults.h"
 #include "mockapi.h"
-#include "router.h"
 
 static mock_fault *parse_ok(const char *text)
 {

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "health.h"
-#include "internal.h"
+#include "core/request.h"
+#include "nonresource/health.h"
 
 /* Handle a GET; returns whether it was a health path. The caller frees resp. */
 static int get(mock_response *resp, const char *path, const char *k1, const char *v1,

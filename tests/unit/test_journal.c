@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "journal.h"
-#include "router.h"
+#include "api/route.h"
+#include "control/journal.h"
 
 static uint64_t record(mock_journal *j, const char *path, int code)
 {

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "jpath.h"
+#include "scenario/jpath.h"
 
 static const char *doc_text =
     "{\"metadata\":{\"name\":\"edge-1\",\"labels\":{\"kubernetes.io/os\":\"linux\"},"

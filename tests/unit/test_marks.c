@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "marks.h"
+#include "scenario/marks.h"
 
 static const char *yaml_text = "name: x\n"                /* 1 */
                                "steps:\n"                 /* 2 */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "match.h"
+#include "scenario/match.h"
 
 static const char *actual_text =
     "{\"kind\":\"Lease\",\"metadata\":{\"name\":\"edge-1\",\"uid\":\"u-9\","

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "internal.h"
-#include "metrics.h"
-#include "router.h"
-#include "store.h"
+#include "api/route.h"
+#include "core/request.h"
+#include "nonresource/metrics.h"
+#include "storage/store.h"
 
 typedef struct {
 	const char *method, *path, *watch, *fs, *content_type;

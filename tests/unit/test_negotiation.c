@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "fixtures.h"
-#include "internal.h"
-#include "negotiation.h"
+#include "control/fixtures.h"
+#include "core/request.h"
+#include "encoding/negotiation.h"
 
 /* What kubectl 1.32 sends. */
 #define KUBECTL_GET                                                                                \

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "internal.h"
-#include "openapi.h"
-#include "schema.h"
+#include "api/schema.h"
+#include "core/request.h"
+#include "nonresource/openapi.h"
 
 /* kubectl's supportsQueryParamV3: the first PATCH operation for gvk decides. */
 static int supports_field_validation(json_object *doc, const char *group, const char *kind)

@@ -4,7 +4,7 @@
  * applies it server-side. */
 #include "../cu_main.h"
 
-#include "patch.h"
+#include "patch/patch.h"
 
 #include <stdio.h>
 #include <stdlib.h>

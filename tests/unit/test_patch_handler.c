@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "fixtures.h"
-#include "internal.h"
-#include "router.h"
+#include "api/route.h"
+#include "control/fixtures.h"
+#include "core/request.h"
 
 #define MERGE "application/merge-patch+json"
 #define SMP "application/strategic-merge-patch+json"

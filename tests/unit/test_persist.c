@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "persist.h"
-#include "persist_format.h"
-#include "store.h"
+#include "storage/persist.h"
+#include "storage/persist_format.h"
+#include "storage/store.h"
 
 static char dir[64];
 static char path[128];

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "reqpat.h"
+#include "scenario/reqpat.h"
 
 static json_object *entry(const char *verb, const char *resource, const char *sub, const char *name,
                           int code, long long t)

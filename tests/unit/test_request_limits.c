@@ -1,11 +1,11 @@
-/* Requests in flight (mockapi/request_limits.c): kube-apiserver's
+/* Requests in flight (mockapi/auth/request_limits.c): kube-apiserver's
  * WithMaxInFlightLimit — separate budgets for reads (get, list) and
  * everything else, watches never counted, system:masters exempt, 0 = no
  * limit — and the throttle answer (429, Retry-After: 1, plain text). */
 #include <string.h>
 
 #include "../cu_main.h"
-#include "request_limits.h"
+#include "auth/request_limits.h"
 
 static void test_request_limits__budgets_per_kind(void)
 {

@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "fixtures.h"
-#include "internal.h"
-#include "router.h"
+#include "api/route.h"
+#include "control/fixtures.h"
+#include "core/request.h"
 
 static void test_routing__core_namespaced_paths(void)
 {

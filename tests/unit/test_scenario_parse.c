@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 static char fixtures[2048];
 

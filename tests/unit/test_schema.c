@@ -1,9 +1,9 @@
-/* mockapi/schema.c and the kind tables in mockapi/resources.c: request
+/* mockapi/api/schema.c and the kind tables in mockapi/api/resources.c: request
  * bodies decode as kube-apiserver 1.32 decodes them into the Go types. */
 #include "../cu_main.h"
 
-#include "resources.h"
-#include "schema.h"
+#include "api/resources.h"
+#include "api/schema.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "storage/store.h"
 
 /* 2024-05-01T10:00:00.5Z */
 #define T0 1714557600500000LL

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "table.h"
+#include "encoding/table.h"
 
 #define SEC 1000000LL
 /* 2024-05-01T10:00:00Z */

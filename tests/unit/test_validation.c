@@ -1,10 +1,10 @@
-/* mockapi/validation.c: the apiserver's field validation, its messages and
+/* mockapi/api/validation.c: the apiserver's field validation, its messages and
  * the 422 Status built from them (k8s-api.md §1, §6-§9). */
 #include "../cu_main.h"
 
-#include "resources.h"
-#include "schema.h"
-#include "validation.h"
+#include "api/resources.h"
+#include "api/schema.h"
+#include "api/validation.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "vars.h"
+#include "scenario/vars.h"
 
 static const char *vars_text =
     "{\"node\":{\"metadata\":{\"name\":\"edge-1\",\"uid\":\"u-1\"},\"n\":40},"

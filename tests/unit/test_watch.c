@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "../cu_main.h"
-#include "faults.h"
-#include "internal.h"
-#include "router.h"
-#include "watch.h"
+#include "api/route.h"
+#include "control/faults.h"
+#include "core/request.h"
+#include "watch/watch.h"
 
 static mock_store *store;
 static mock_watch_hub *hub;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../cu_main.h"
-#include "yaml_out.h"
+#include "encoding/yaml_out.h"
 
 static void assert_yaml(const char *json, const char *want)
 {

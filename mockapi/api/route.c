@@ -1,0 +1,319 @@
+/* Path parsing and verb dispatch: the one place that knows the URL layout
+ * of the Kubernetes API (/api/v1/..., /apis/<group>/<version>/...). */
+#include "api/route.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "auth/access.h"
+#include "control/control.h"
+#include "core/log.h"
+#include "core/request.h"
+#include "encoding/negotiation.h"
+#include "handlers/handlers.h"
+#include "nonresource/metrics.h"
+#include "watch/watch.h"
+
+#define MAX_SEGMENTS 10
+
+/* Split path on '/' into at most MAX_SEGMENTS segments (pointers into buf).
+ * Returns -1 on too many segments or an empty segment inside the path. */
+static int split_path(char *buf, char *seg[MAX_SEGMENTS])
+{
+	int n = 0;
+	char *p = buf;
+	if (*p == '/')
+		p++;
+	size_t len = strlen(p);
+	if (len > 0 && p[len - 1] == '/')
+		p[len - 1] = '\0'; /* a trailing slash names the same thing */
+	if (*p == '\0')
+		return 0;
+	while (p) {
+		if (n == MAX_SEGMENTS)
+			return -1;
+		char *slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		if (*p == '\0')
+			return -1;
+		seg[n++] = p;
+		p = slash ? slash + 1 : NULL;
+	}
+	return n;
+}
+
+static int copy_part(char *dst, size_t dstlen, const char *src)
+{
+	size_t n = strlen(src);
+	if (n == 0 || n >= dstlen)
+		return -1;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+/* After the group/version prefix: [namespaces/<ns>/]<plural>[/<name>[/<sub>]].
+ * rt comes zeroed and stays MOCK_ROUTE_NONE for a path that names nothing. */
+static void route_resource(mock_route *rt, const char *group, const char *version, char **seg,
+                           int n)
+{
+	const mock_resource *r = NULL;
+	int i = 0;
+
+	/* "namespaces/<ns>/<plural>..." is a namespaced path, but
+	 * "namespaces" and "namespaces/<name>" name the Namespace kind itself. */
+	if (n >= 3 && strcmp(seg[0], "namespaces") == 0) {
+		const mock_resource *inner =
+		    group[0] == '\0' ? mock_resource_find(group, version, seg[2]) : NULL;
+		if (group[0] != '\0' || (inner && inner->namespaced)) {
+			if (copy_part(rt->ns, sizeof(rt->ns), seg[1]) != 0)
+				rt->bad_name = 1;
+			i = 2;
+			r = inner;
+		}
+	}
+	if (i >= n)
+		return;
+	if (!r)
+		r = mock_resource_find(group, version, seg[i]);
+	if (!r)
+		return;
+	/* A namespace in the path only makes sense for namespaced kinds; a
+	 * cluster-scoped kind under /namespaces/x/ does not exist. */
+	if (rt->ns[0] && !r->namespaced)
+		return;
+	rt->res = r;
+	int rest = n - i - 1;
+	if (rest == 0) {
+		rt->type = MOCK_ROUTE_COLLECTION;
+		return;
+	}
+	/* A namespaced object needs its namespace in the path. */
+	if (r->namespaced && !rt->ns[0])
+		goto none;
+	if (copy_part(rt->name, sizeof(rt->name), seg[i + 1]) != 0)
+		rt->bad_name = 1;
+	if (rest == 1) {
+		rt->type = MOCK_ROUTE_OBJECT;
+		return;
+	}
+	if (rest == 2 && strcmp(seg[i + 2], "status") == 0 && r->has_status) {
+		strcpy(rt->subresource, "status");
+		rt->type = MOCK_ROUTE_OBJECT;
+		return;
+	}
+none:
+	memset(rt, 0, sizeof(*rt));
+}
+
+mock_route mock_route_parse(const char *path)
+{
+	mock_route rt;
+	memset(&rt, 0, sizeof(rt));
+	char buf[2048];
+	char *seg[MAX_SEGMENTS];
+
+	size_t len = path ? strlen(path) : sizeof(buf);
+	if (len >= sizeof(buf))
+		return rt;
+	memcpy(buf, path, len + 1);
+	int n = split_path(buf, seg);
+	if (n >= 3 && strcmp(seg[0], "api") == 0)
+		route_resource(&rt, "", seg[1], seg + 2, n - 2);
+	else if (n >= 4 && strcmp(seg[0], "apis") == 0)
+		route_resource(&rt, seg[1], seg[2], seg + 3, n - 3);
+	return rt;
+}
+
+/* The one list of what is served, used by dispatch and by discovery. */
+int mock_route_allows(const mock_resource *r, const char *verb, int subresource)
+{
+	/* PATCH goes wherever update does (nodes/status included). */
+	if (subresource)
+		return strcmp(verb, "get") == 0 || strcmp(verb, "update") == 0 ||
+		       strcmp(verb, "patch") == 0;
+	if (r->id == MOCK_KIND_NAMESPACE)
+		return strcmp(verb, "get") == 0 || strcmp(verb, "list") == 0 ||
+		       strcmp(verb, "watch") == 0 || strcmp(verb, "create") == 0 ||
+		       strcmp(verb, "delete") == 0;
+	return strcmp(verb, "create") == 0 || strcmp(verb, "delete") == 0 ||
+	       strcmp(verb, "deletecollection") == 0 || strcmp(verb, "get") == 0 ||
+	       strcmp(verb, "list") == 0 || strcmp(verb, "watch") == 0 ||
+	       strcmp(verb, "update") == 0 || strcmp(verb, "patch") == 0;
+}
+
+/* Kubernetes audit verb for a method on a route, or NULL for none. */
+static const char *request_verb(const mock_route *rt, const char *method)
+{
+	static const struct {
+		const char *method;
+		const char *collection;
+		const char *object;
+	} map[] = {
+	    {"GET", "list", "get"},
+	    {"POST", "create", NULL},
+	    {"PUT", NULL, "update"},
+	    {"PATCH", NULL, "patch"},
+	    {"DELETE", "deletecollection", "delete"},
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(map[i].method, method) == 0)
+			return rt->type == MOCK_ROUTE_COLLECTION ? map[i].collection
+			                                         : map[i].object;
+	return NULL;
+}
+
+/* A query bool as the apiserver decodes it: present and not "0" or
+ * "false" (any case); even an empty value is true. */
+static int is_true(const char *v)
+{
+	return v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
+}
+
+static const char *lower_method(const char *method)
+{
+	static const char *const methods[] = {"get",    "post", "put",     "patch",
+	                                      "delete", "head", "options", "connect"};
+	for (size_t i = 0; method && i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strcasecmp(methods[i], method) == 0)
+			return methods[i];
+	return "unknown";
+}
+
+void mock_request_attrs(mock_req_attrs *out, const char *method, const char *path,
+                        const char *watch_param, const char *field_selector)
+{
+	mock_route rt = mock_route_parse(path);
+	mock_request_attrs_of_route(out, &rt, method, watch_param, field_selector);
+}
+
+void mock_request_attrs_of_route(mock_req_attrs *out, const mock_route *rt, const char *method,
+                                 const char *watch_param, const char *field_selector)
+{
+	memset(out, 0, sizeof(*out));
+	out->resource = out->subresource = out->group = "";
+	const char *verb = rt->type != MOCK_ROUTE_NONE && method ? request_verb(rt, method) : NULL;
+	if (!verb) {
+		out->verb = lower_method(method);
+		return;
+	}
+	if (strcmp(verb, "list") == 0 && is_true(watch_param))
+		verb = "watch";
+	out->verb = verb;
+	out->res = rt->res;
+	out->resource = rt->res->plural;
+	out->subresource = rt->subresource[0] ? "status" : "";
+	out->group = rt->res->group;
+	strcpy(out->ns, rt->ns);
+	strcpy(out->name, rt->name);
+	if (!out->name[0] && (strcmp(verb, "list") == 0 || strcmp(verb, "watch") == 0) &&
+	    field_selector && *field_selector) {
+		nl_field_selector *fs = NULL;
+		if (nl_field_selector_parse(&fs, field_selector, NULL) == 0) {
+			const char *n = nl_field_selector_exact(fs, "metadata.name");
+			if (n && strlen(n) < sizeof(out->name))
+				strcpy(out->name, n);
+		}
+		nl_field_selector_free(fs);
+	}
+}
+
+static void dispatch(mock_api *api, const mock_route *rt, const mock_request *req,
+                     mock_response *resp)
+{
+	const char *verb = request_verb(rt, req->method);
+	if (verb && strcmp(verb, "list") == 0 && is_true(mock_request_query(req, "watch")))
+		verb = "watch";
+	/* The all-namespaces path of a namespaced kind only lists and watches. */
+	int all_ns = rt->type == MOCK_ROUTE_COLLECTION && rt->res->namespaced && !rt->ns[0];
+	if (!verb || (all_ns && strcmp(verb, "list") != 0 && strcmp(verb, "watch") != 0) ||
+	    !mock_route_allows(rt->res, verb, rt->subresource[0] != '\0')) {
+		mock_response_status(resp, nl_status_method_not_allowed());
+		return;
+	}
+	/* Content negotiation (negotiation.h): 406 and 415 before the handler
+	 * reads anything, a YAML body handed on as JSON, Table/YAML after. */
+	mock_negotiated neg;
+	mock_negotiated_request nreq;
+	if (mock_negotiate_request(&neg, &nreq, rt, req, resp) != 0) {
+		mock_negotiated_request_free(&nreq);
+		return;
+	}
+	req = &nreq.req;
+	if (strcmp(verb, "list") == 0)
+		mock_handle_list(api, rt, req, resp);
+	else if (strcmp(verb, "watch") == 0)
+		mock_handle_watch(api, rt, req, resp);
+	else if (strcmp(verb, "create") == 0)
+		mock_handle_create(api, rt, req, resp);
+	else if (strcmp(verb, "deletecollection") == 0)
+		mock_handle_delete_collection(api, rt, req, resp);
+	else if (strcmp(verb, "get") == 0)
+		mock_handle_get(api, rt, req, resp);
+	else if (strcmp(verb, "update") == 0)
+		mock_handle_update(api, rt, req, resp);
+	else if (strcmp(verb, "patch") == 0)
+		mock_handle_patch(api, rt, req, resp);
+	else
+		mock_handle_delete(api, rt, req, resp);
+	mock_negotiate_finish(&neg, rt, req, resp);
+	mock_negotiated_request_free(&nreq);
+}
+
+void mock_api_handle(mock_api *api, const mock_request *req, mock_response *resp)
+{
+	/* 401 and 403 come before anything looks at the body (access.h). */
+	if (mock_access_check(api, req, resp))
+		return;
+	if (req->body_too_large) {
+		mock_response_status(resp, nl_status_too_large(api->opts->max_body));
+		return;
+	}
+	mock_route parsed;
+	const mock_route *route = req->route;
+	if (!route) {
+		parsed = mock_route_parse(req->path);
+		route = &parsed;
+	}
+	/* A resource path (/api/v1/..., /apis/<g>/<v>/...) is none of the
+	 * control, metrics, discovery, health or OpenAPI paths: those are
+	 * looked at only for the rest. */
+	if (route->type == MOCK_ROUTE_NONE) {
+		if (mock_control_handle(api, req, resp) || mock_metrics_handle(api, req, resp) ||
+		    mock_handle_discovery(api, req, resp))
+			return;
+		mock_response_status(resp, nl_status_unknown_path());
+		return;
+	}
+	if (route->bad_name) {
+		mock_response_status(resp, nl_status_bad_request("name or namespace in the URL is "
+		                                                 "empty or longer than 253 "
+		                                                 "characters"));
+		return;
+	}
+	int del = strcmp(req->method, "DELETE") == 0;
+	if (del)
+		mock_control_before_delete(api, route, req); /* propagationPolicy Orphan */
+	dispatch(api, route, req, resp);
+	if (del)
+		mock_control_after_delete(api); /* the garbage collector looks now */
+}
+
+int mock_route_path(char *out, size_t outlen, const mock_resource *r, const char *ns,
+                    const char *name)
+{
+	int n;
+	char prefix[160];
+	if (r->group[0])
+		snprintf(prefix, sizeof(prefix), "/apis/%s/%s", r->group, r->version);
+	else
+		snprintf(prefix, sizeof(prefix), "/api/%s", r->version);
+	if (r->namespaced && ns && *ns)
+		n = snprintf(out, outlen, "%s/namespaces/%s/%s%s%s", prefix, ns, r->plural,
+		             name ? "/" : "", name ? name : "");
+	else
+		n = snprintf(out, outlen, "%s/%s%s%s", prefix, r->plural, name ? "/" : "",
+		             name ? name : "");
+	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}

@@ -1,0 +1,94 @@
+/* The built-in controllers a node agent meets in a real cluster: node
+ * lifecycle (lease-based health, Unknown condition, unreachable taints) and
+ * the garbage collector (ownerReferences). They read and write through the
+ * store, so every change they make is a watch event, and run on the
+ * server's clock: a background thread ticks them in real time, or an
+ * embedder with a virtual clock calls mock_controllers_tick.
+ * docs/control-api.md describes what each one does and where it differs
+ * from kube-controller-manager. */
+#ifndef MOCK_CONTROLLERS_H
+#define MOCK_CONTROLLERS_H
+
+#include <json-c/json.h>
+#include <nodelet/errors.h>
+#include <stdint.h>
+
+#include "mockapi.h"
+#include "storage/store.h"
+
+#define MOCK_CONTROLLER_NODE_LIFECYCLE 1u
+#define MOCK_CONTROLLER_GARBAGE_COLLECTOR 2u
+#define MOCK_CONTROLLERS_ALL (MOCK_CONTROLLER_NODE_LIFECYCLE | MOCK_CONTROLLER_GARBAGE_COLLECTOR)
+
+/* Parse a --controllers value as kube-controller-manager does: a comma list
+ * of names, "*" for every controller that is on by default, "-name" to turn
+ * one off. Names: nodelifecycle (node-lifecycle-controller),
+ * garbagecollector (garbage-collector-controller). NULL or "" means "*".
+ * NL_EINVAL with the unknown name in err. */
+int mock_controllers_parse(unsigned *out, const char *spec, nl_err *err);
+
+/* --- node lifecycle (node_lifecycle.c) --- */
+
+typedef struct mock_node_lifecycle mock_node_lifecycle;
+
+int mock_node_lifecycle_new(mock_node_lifecycle **out, mock_store *s, int64_t grace_usec,
+                            int64_t startup_grace_usec);
+void mock_node_lifecycle_free(mock_node_lifecycle *n);
+/* Forget every node's health record (after a reset). */
+void mock_node_lifecycle_reset(mock_node_lifecycle *n);
+/* One monitor pass over every Node at now (usec since the epoch). Returns
+ * the number of writes made, or a negative NL_E* code. */
+int mock_node_lifecycle_run(mock_node_lifecycle *n, int64_t now);
+
+/* --- garbage collector (garbage_collector.c) --- */
+
+/* Collect until nothing changes: an object whose ownerReferences all name
+ * absent owners (by kind, namespace, name and uid) is deleted (background
+ * propagation); references to absent owners beside a live one are removed.
+ * A reference to a kind the mock does not serve counts as a live owner.
+ * Returns the number of objects deleted or changed, or a negative code. */
+int mock_gc_collect(mock_store *s);
+/* The collector the controller thread runs: mock_gc_collect with memory
+ * between passes. It remembers every object with ownerReferences (its key
+ * and the references' text) and where it left each kind in the store, so a
+ * pass looks only at objects whose references changed, or at every
+ * remembered object after something was deleted (the only way an owner
+ * goes away). Same outcome as mock_gc_collect, without parsing every
+ * dependent on every pass. */
+typedef struct mock_gc mock_gc;
+int mock_gc_new(mock_gc **out, mock_store *s);
+void mock_gc_free(mock_gc *g);
+/* Forget everything: the next pass looks at every object. */
+void mock_gc_reset(mock_gc *g);
+/* One collection (as mock_gc_collect). */
+int mock_gc_run(mock_gc *g);
+/* propagationPolicy Orphan: remove every ownerReference to owner_uid.
+ * Returns the number of objects changed, or a negative code. */
+int mock_gc_orphan(mock_store *s, const char *owner_uid);
+/* The DELETE's propagation policy from its DeleteOptions body (borrowed,
+ * may be NULL): 1 for Orphan (propagationPolicy or the deprecated
+ * orphanDependents), 0 otherwise. */
+int mock_gc_wants_orphan(json_object *delete_options);
+
+/* --- the controller manager (controllers.c) --- */
+
+typedef struct mock_controllers mock_controllers;
+
+/* Controllers for store s as o configures them (--controllers, grace
+ * periods, clock, tick). o is borrowed and must outlive the result. */
+int mock_controllers_new(mock_controllers **out, mock_store *s, const mock_options *o, nl_err *err);
+/* Start the background thread (when o->controller_tick_ms > 0). */
+int mock_controllers_start(mock_controllers *c, nl_err *err);
+/* Stop the thread; safe to call twice. */
+void mock_controllers_stop(mock_controllers *c);
+void mock_controllers_free(mock_controllers *c);
+int mock_controllers_enabled(const mock_controllers *c, unsigned which);
+/* Run the work due now on the server's clock; serialised with the thread. */
+int mock_controllers_tick(mock_controllers *c);
+/* Forget controller state (after a reset). */
+void mock_controllers_reset(mock_controllers *c);
+/* Something was deleted: the thread collects garbage now rather than at
+ * its throttled pace. NULL ok. */
+void mock_controllers_kick(mock_controllers *c);
+
+#endif

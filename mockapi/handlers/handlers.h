@@ -1,0 +1,53 @@
+/* The verbs: get, list, create, update, delete, deletecollection. */
+#ifndef MOCK_HANDLERS_H
+#define MOCK_HANDLERS_H
+
+#include <nodelet/time.h>
+
+#include "api/route.h"
+#include "core/request.h"
+
+void mock_handle_get(mock_api *api, const mock_route *rt, const mock_request *req,
+                     mock_response *resp);
+void mock_handle_list(mock_api *api, const mock_route *rt, const mock_request *req,
+                      mock_response *resp);
+void mock_handle_create(mock_api *api, const mock_route *rt, const mock_request *req,
+                        mock_response *resp);
+void mock_handle_update(mock_api *api, const mock_route *rt, const mock_request *req,
+                        mock_response *resp);
+void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request *req,
+                        mock_response *resp);
+void mock_handle_delete_collection(mock_api *api, const mock_route *rt, const mock_request *req,
+                                   mock_response *resp);
+/* PATCH: merge, JSON, strategic merge and server-side apply (patch_handler.c). */
+void mock_handle_patch(mock_api *api, const mock_route *rt, const mock_request *req,
+                       mock_response *resp);
+
+/* What the write hook needs: the kind, the endpoint (main or /status), the
+ * name for 422 messages, and the manager whose Update entry the write
+ * records in managedFields at time now (manager NULL or "": none, e.g. an
+ * apply that set managedFields itself). */
+typedef struct {
+	const mock_resource *r;
+	int status_subresource;
+	const char *name;
+	const char *manager;
+	char manager_buf[129]; /* MOCK_FIELD_MANAGER_MAX + 1 */
+	char now[NL_TIME_BUFSZ];
+	/* The request, for admission (access.h); NULL: none. */
+	const mock_api *api;
+	const mock_request *req;
+} mock_write_ctx;
+
+/* Fill c for a write of rt by req: its field manager (fieldManager or the
+ * User-Agent) and the store's current time. name is borrowed. */
+void mock_write_ctx_init(mock_write_ctx *c, mock_api *api, const mock_route *rt,
+                         const mock_request *req, const char *name);
+/* The write hook of create, update and patch (payload: mock_write_ctx):
+ * the endpoint's resets, defaults, managedFields, validation. */
+nl_status *mock_write_prepare(json_object *obj, json_object *old, void *payload);
+
+/* Discovery and server-info endpoints (discovery.c); returns 1 when handled. */
+int mock_handle_discovery(mock_api *api, const mock_request *req, mock_response *resp);
+
+#endif

@@ -1,0 +1,239 @@
+/* Write-request options and typed decoding (write_request.h), after the
+ * apiserver's handlers (managerOrUserAgent, the strict/warn decoding of
+ * bodies) and apimachinery's ValidateCreate/Update/Patch/DeleteOptions. */
+#include "write_request.h"
+
+#include <nodelet/doc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/schema.h"
+
+#define OPTIONS_GROUP "meta.k8s.io"
+
+/* ------------------------------------------------------------------------
+ * The body parser, one per thread: freed when the thread ends (the
+ * server's worker threads); the main thread's stays for the process. */
+
+static pthread_key_t parser_key;
+static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
+static int parser_key_ok;
+
+static void parser_free(void *tok)
+{
+	json_tokener_free(tok);
+}
+
+static void parser_key_init(void)
+{
+	parser_key_ok = pthread_key_create(&parser_key, parser_free) == 0;
+}
+
+static struct json_tokener *thread_parser(int *owned)
+{
+	struct json_tokener *tok = NULL;
+	*owned = 0;
+	pthread_once(&parser_once, parser_key_init);
+	if (parser_key_ok && (tok = pthread_getspecific(parser_key)) != NULL) {
+		json_tokener_reset(tok);
+		return tok;
+	}
+	tok = json_tokener_new_ex(NL_DOC_MAX_DEPTH);
+	if (tok && (!parser_key_ok || pthread_setspecific(parser_key, tok) != 0))
+		*owned = 1; /* cannot keep it: free after this call */
+	return tok;
+}
+
+int mock_parse_body(json_object **out, const char *body, size_t len, enum json_tokener_error *err,
+                    size_t *end)
+{
+	int owned = 0;
+	struct json_tokener *tok = len <= INT32_MAX ? thread_parser(&owned) : NULL;
+	if (!tok)
+		return NL_ENOMEM;
+	*out = json_tokener_parse_ex(tok, body, (int)len);
+	*err = json_tokener_get_error(tok);
+	*end = json_tokener_get_parse_end(tok);
+	/* Drop what a failed parse left on the parser's stack now. */
+	json_tokener_reset(tok);
+	if (owned)
+		json_tokener_free(tok);
+	return 0;
+}
+
+static int strict(const mock_request *req)
+{
+	const char *v = mock_request_query(req, "fieldValidation");
+	return v && strcmp(v, "Strict") == 0;
+}
+
+static int ignore(const mock_request *req)
+{
+	const char *v = mock_request_query(req, "fieldValidation");
+	return v && strcmp(v, "Ignore") == 0;
+}
+
+int mock_decode_typed(json_object **out, const mock_resource *r, json_object *in,
+                      const mock_request *req, mock_response *resp, nl_buf *msg)
+{
+	json_object *obj = NULL;
+	mock_unknown_fields unknown = {0};
+	nl_err err = {0};
+	int rc = mock_schema_decode(&obj, r, in, &unknown, &err);
+	if (rc == NL_ENOMEM)
+		return rc;
+	if (rc) {
+		nl_buf_adds(msg, err.msg);
+		return NL_EPARSE;
+	}
+	if (unknown.n > 0 && strict(req)) {
+		nl_buf_adds(msg, "strict decoding error: ");
+		for (size_t i = 0; i < unknown.n; i++)
+			nl_buf_printf(msg, "%sunknown field \"%s\"", i ? ", " : "",
+			              unknown.paths[i]);
+		mock_unknown_fields_free(&unknown);
+		json_object_put(obj);
+		return NL_EBADREQUEST;
+	}
+	for (size_t i = 0; resp && !ignore(req) && i < unknown.n; i++) {
+		char w[300];
+		snprintf(w, sizeof(w), "unknown field \\\"%s\\\"", unknown.paths[i]);
+		mock_response_warn(resp, w);
+	}
+	mock_unknown_fields_free(&unknown);
+	*out = obj;
+	return 0;
+}
+
+void mock_field_manager(char *out, const mock_request *req)
+{
+	const char *fm = mock_request_query(req, "fieldManager");
+	size_t n = 0;
+	out[0] = '\0';
+	if (fm && *fm) {
+		snprintf(out, MOCK_FIELD_MANAGER_MAX + 1, "%s", fm);
+		return;
+	}
+	/* prefixFromUserAgent: up to the first '/', printable runes only. */
+	for (const char *p = req->user_agent; p && *p && *p != '/' && n < MOCK_FIELD_MANAGER_MAX;
+	     p++)
+		if ((unsigned char)*p >= 0x20 && *p != 0x7f)
+			out[n++] = *p;
+	out[n] = '\0';
+}
+
+int mock_dry_run(const mock_request *req)
+{
+	const char *d = mock_request_query(req, "dryRun");
+	return d && strcmp(d, "All") == 0;
+}
+
+/* A Go %q of s into b. */
+static void add_quoted(nl_buf *b, const char *s)
+{
+	nl_buf_adds(b, "\"");
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			nl_buf_printf(b, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			nl_buf_printf(b, "\\x%02x", *p);
+		else
+			nl_buf_printf(b, "%c", *p);
+	}
+	nl_buf_adds(b, "\"");
+}
+
+static int add_cause(nl_status *st, const char *reason, const char *field, nl_buf *b)
+{
+	int rc = b->data ? nl_status_add_cause(st, reason, b->data, field) : NL_ENOMEM;
+	nl_buf_free(b);
+	return rc;
+}
+
+/* ValidateFieldManager: at most 128 bytes, printable characters only. */
+static int field_manager_causes(nl_status *st, const char *fm)
+{
+	nl_buf b;
+	int rc = 0;
+	if (!fm)
+		return 0;
+	if (strlen(fm) > MOCK_FIELD_MANAGER_MAX) {
+		nl_buf_init(&b, 0);
+		nl_buf_printf(&b, "Too long: may not be more than %d bytes",
+		              MOCK_FIELD_MANAGER_MAX);
+		rc = add_cause(st, NL_CAUSE_TOO_LONG, "fieldManager", &b);
+	}
+	for (size_t i = 0; rc == 0 && fm[i]; i++) {
+		unsigned char c = (unsigned char)fm[i];
+		if (c >= 0x20 && c != 0x7f)
+			continue;
+		nl_buf_init(&b, 0);
+		nl_buf_adds(&b, "Invalid value: ");
+		add_quoted(&b, fm);
+		nl_buf_printf(&b, ": invalid character U+%04X (at position %zu)", c, i);
+		rc = add_cause(st, NL_CAUSE_INVALID, "fieldManager", &b);
+	}
+	return rc;
+}
+
+/* ValidateDryRun: only "All" (field.NotSupported of the []string). */
+static int dry_run_causes(nl_status *st, const mock_request *req)
+{
+	const char *d = mock_request_query(req, "dryRun");
+	nl_buf b;
+	if (!d || strcmp(d, "All") == 0)
+		return 0;
+	nl_buf_init(&b, 0);
+	nl_buf_adds(&b, "Unsupported value: []string{");
+	add_quoted(&b, d);
+	nl_buf_adds(&b, "}: supported values: \"All\"");
+	return add_cause(st, NL_CAUSE_NOT_SUPPORTED, "dryRun", &b);
+}
+
+static int field_validation_causes(nl_status *st, const mock_request *req)
+{
+	static const char *const allowed[] = {"", "Ignore", "Strict", "Warn"};
+	const char *v = mock_request_query(req, "fieldValidation");
+	nl_buf b;
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (strcmp(v, allowed[i]) == 0)
+			return 0;
+	nl_buf_init(&b, 0);
+	nl_buf_adds(&b, "Unsupported value: ");
+	add_quoted(&b, v);
+	nl_buf_adds(&b, ": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"");
+	return add_cause(st, NL_CAUSE_NOT_SUPPORTED, "fieldValidation", &b);
+}
+
+int mock_write_option_causes(nl_status *st, const mock_request *req, int dry_run_only)
+{
+	int rc =
+	    dry_run_only ? 0 : field_manager_causes(st, mock_request_query(req, "fieldManager"));
+	if (rc == 0)
+		rc = dry_run_causes(st, req);
+	if (rc == 0 && !dry_run_only)
+		rc = field_validation_causes(st, req);
+	return rc;
+}
+
+int mock_check_write_options(nl_status **st, const mock_request *req, const char *options_kind)
+{
+	nl_status *x = nl_status_invalid(options_kind, OPTIONS_GROUP, "");
+	int rc = x ? mock_write_option_causes(x, req, strcmp(options_kind, "DeleteOptions") == 0)
+	           : NL_ENOMEM;
+	if (rc == 0 && x->ncauses == 0) {
+		nl_status_free(x);
+		return 0;
+	}
+	if (rc == 0)
+		rc = nl_status_finish_invalid(x);
+	if (rc) {
+		nl_status_free(x);
+		x = NULL;
+	}
+	*st = x;
+	return NL_EINVALID;
+}

@@ -1,0 +1,47 @@
+/* OpenAPI v3 as kube-apiserver publishes it (kube-openapi handler3): the
+ * /openapi/v3 index of group-versions, each linked with ?hash=<etag>, and
+ * one document per group-version with paths, operations and component
+ * schemas.
+ *
+ * kubectl 1.32 needs it to validate by default (create -f, replace, apply,
+ * edit): it looks for a PATCH operation of the object's kind
+ * (x-kubernetes-group-version-kind) taking a fieldValidation parameter and,
+ * finding one, leaves validation to the server (?fieldValidation=Strict).
+ * Client-side apply also reads the component schemas for strategic-merge
+ * list keys. Operations follow mock_route_allows, except that PATCH is
+ * always listed: it is the capability kubectl probes for field validation.
+ *
+ * /openapi/v2 is not served (404): kubectl only falls back to it when v3
+ * is missing. */
+#ifndef MOCK_OPENAPI_H
+#define MOCK_OPENAPI_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+#include "api/resources.h"
+#include "core/request.h"
+
+/* The document for one group-version path ("api/v1",
+ * "apis/coordination.k8s.io/v1"), or NULL when none is served (new
+ * reference). */
+json_object *mock_openapi_v3_document(const char *gv_path);
+/* The index: {"paths":{"api/v1":{"serverRelativeURL":"/openapi/v3/api/v1?hash=…"},…}}. */
+json_object *mock_openapi_v3_index(void);
+
+/* Serve /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>: ETag and
+ * If-None-Match (304); for a document, Accept negotiation (406 with an empty
+ * body when JSON is not acceptable) and a ?hash that is not the current one
+ * redirected (301) to the current URL. Returns 1 when the path was one of
+ * these. */
+int mock_handle_openapi(const mock_request *req, mock_response *resp);
+
+/* Component schemas (openapi_schema.c). */
+/* The component name of a Go type used by r ("io.k8s.api.core.v1.NodeSpec",
+ * "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"). */
+void mock_openapi_schema_name(char *out, size_t cap, const mock_resource *r, const char *go_name);
+/* Add r's kind, its list kind and every type they reach to schemas (an
+ * object, modified). */
+void mock_openapi_add_schemas(json_object *schemas, const mock_resource *r);
+
+#endif

@@ -1,0 +1,526 @@
+/* libmicrohttpd glue: reads a request (with the body capped), hands it to
+ * mock_api_handle as a plain mock_request and sends the answer.
+ *
+ * Threading: MHD's internal epoll loop with a small thread pool; handlers
+ * share only the store, which has its own lock. See
+ * docs/decisions/0003-threading.md. */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <nodelet/doc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "api/route.h"
+#include "auth/access.h"
+#include "control/control.h"
+#include "control/fixtures.h"
+#include "control/gate.h"
+#include "core/log.h"
+#include "core/request.h"
+#include "mockapi.h"
+#include "nonresource/metrics.h"
+#include "reply_cache.h"
+#include "storage/persist.h"
+#include "watch/watch.h"
+
+struct mock_server {
+	mock_options opts;
+	mock_api api;
+	struct MHD_Daemon *daemon;
+	char url[128];
+};
+
+/* Per-request state kept by MHD between calls of the access handler. */
+typedef struct {
+	nl_buf body;
+	int too_large;
+	mock_request req;
+	mock_gate_req gate;     /* faults and journal (gate.h) */
+	mock_access_req access; /* identity and in-flight slot (access.h) */
+	int64_t t0;             /* headers in (monotonic µs), for the metrics */
+} req_ctx;
+
+/* One spare request context per worker thread, so that a keep-alive
+ * connection does not allocate one per request: at over 1 KiB each, glibc
+ * would also consolidate its fast bins every time. Freed when the thread
+ * ends. */
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+static int spare_ok;
+
+static void spare_init(void)
+{
+	spare_ok = pthread_key_create(&spare_key, free) == 0;
+}
+
+static req_ctx *ctx_new(void)
+{
+	pthread_once(&spare_once, spare_init);
+	req_ctx *c = spare_ok ? pthread_getspecific(spare_key) : NULL;
+	if (!c)
+		return calloc(1, sizeof(*c));
+	pthread_setspecific(spare_key, NULL);
+	memset(c, 0, sizeof(*c));
+	return c;
+}
+
+static void ctx_free(req_ctx *c)
+{
+	if (spare_ok && !pthread_getspecific(spare_key) && pthread_setspecific(spare_key, c) == 0)
+		return;
+	free(c);
+}
+
+void mock_options_init(mock_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->bind_address = "127.0.0.1";
+	o->port = 8080;
+	o->max_body = MOCK_DEFAULT_MAX_BODY;
+	o->threads = 2;
+	o->max_connections = 4096;
+	o->idle_timeout = 120;
+	o->journal_size = MOCK_JOURNAL_DEFAULT_SIZE;
+	o->controllers = "*";
+	o->node_monitor_grace_usec = 50 * 1000000LL; /* kube-controller-manager's defaults */
+	o->node_startup_grace_usec = 60 * 1000000LL;
+	o->node_monitor_period_usec = 5 * 1000000LL;
+	o->controller_tick_ms = 100;
+	o->watch_cache_size = MOCK_WATCH_DEFAULT_CACHE_SIZE;
+	o->watch_bookmark_interval = MOCK_WATCH_DEFAULT_BOOKMARK_SECONDS;
+	o->anonymous_auth = 1;
+	o->max_requests_inflight = MOCK_DEFAULT_MAX_INFLIGHT;
+	o->max_mutating_requests_inflight = MOCK_DEFAULT_MAX_MUTATING_INFLIGHT;
+	o->max_watches = MOCK_DEFAULT_MAX_WATCHES;
+	o->max_header_bytes = MOCK_DEFAULT_MAX_HEADER_BYTES;
+	o->sync_interval_ms = 1000;
+}
+
+static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+	mock_request *req = cls;
+	(void)kind;
+	if (req->nquery == MOCK_MAX_QUERY)
+		return MHD_NO; /* further parameters are ignored, not fatal */
+	req->query[req->nquery].key = key;
+	req->query[req->nquery].value = value;
+	req->nquery++;
+	return MHD_YES;
+}
+
+static void add_header(struct MHD_Response *r, const char *name, const char *value)
+{
+	if (MHD_add_response_header(r, name, value) != MHD_YES)
+		MOCK_LOG_WARN("could not add header %s", name);
+}
+
+/* resp->headers: "Name: value\r\n" lines (mock_response_header). */
+static void add_extra_headers(struct MHD_Response *r, const char *lines)
+{
+	char name[64], value[448];
+	while (*lines) {
+		const char *colon = strstr(lines, ": "), *eol = strstr(lines, "\r\n");
+		if (!colon || !eol || colon > eol)
+			return;
+		snprintf(name, sizeof(name), "%.*s", (int)(colon - lines), lines);
+		snprintf(value, sizeof(value), "%.*s", (int)(eol - colon - 2), colon + 2);
+		add_header(r, name, value);
+		lines = eol + 2;
+	}
+}
+
+/* A GET's 200 answer with only the standard headers may be a repeat of the
+ * worker's last one (reply_cache.h). */
+static int reply_reusable(const mock_request *req, const mock_response *resp)
+{
+	return resp->code == 200 && !resp->watch && !resp->truncated && resp->body.data &&
+	       !resp->headers[0] && !resp->warning[0] && resp->retry_after <= 0 &&
+	       strcmp(resp->content_type, "application/json") == 0 && req->method &&
+	       strcmp(req->method, "GET") == 0;
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *conn, const mock_request *req,
+                                     mock_response *resp)
+{
+	struct MHD_Response *r;
+	const char *body = NULL;
+	size_t body_len = resp->body.len;
+	int reusable = req && reply_reusable(req, resp);
+	if (reusable) {
+		r = mock_reply_cache_find(200, resp->body.data, resp->body.len);
+		if (r)
+			return MHD_queue_response(conn, 200, r);
+	}
+	if (resp->watch) {
+		/* A watch streams from the hub; the response owns the watcher. */
+		r = mock_watch_mhd_response(resp->watch, conn);
+		resp->watch = NULL;
+	} else if (resp->truncated) {
+		r = mock_gate_truncated_response(resp);
+	} else if (resp->body.data) {
+		/* MHD takes the body's buffer and frees it: no copy. */
+		char *data = nl_buf_detach(&resp->body, NULL);
+		r = MHD_create_response_from_buffer_with_free_callback(body_len, data, free);
+		if (!r)
+			free(data);
+		body = data;
+	} else {
+		r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	}
+	if (!r)
+		return MHD_NO;
+	add_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type);
+	if (!strstr(resp->headers, "Cache-Control: "))
+		add_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, private");
+	add_extra_headers(r, resp->headers);
+	if (resp->warning[0])
+		add_header(r, "Warning", resp->warning);
+	if (resp->retry_after > 0) {
+		char v[16];
+		snprintf(v, sizeof(v), "%d", resp->retry_after);
+		add_header(r, MHD_HTTP_HEADER_RETRY_AFTER, v);
+	}
+	enum MHD_Result ret = MHD_queue_response(conn, (unsigned)resp->code, r);
+	if (!(reusable && body && ret == MHD_YES && mock_reply_cache_keep(200, body, body_len, r)))
+		MHD_destroy_response(r);
+	return ret;
+}
+
+/* A Content-Length over the limit is refused before reading the body. */
+static int declared_too_large(struct MHD_Connection *conn, size_t max)
+{
+	const char *cl =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	return cl && strtoull(cl, NULL, 10) > max;
+}
+
+/* A complete request (again after a delay): access, faults, the handler,
+ * metrics, journal, and the answer queued. */
+static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection *conn)
+{
+	mock_request *req = &c->req;
+	mock_response resp;
+	mock_response_init(&resp);
+	/* Authentication and the in-flight limit (access.h); a 429 goes out
+	 * before faults and the journal, as from the apiserver's filter. */
+	if (mock_access_enter(&c->access, &s->api, conn, req, &resp) != 0) {
+		mock_metrics_observe_request(s->api.metrics, req, resp.code,
+		                             mock_metrics_now() - c->t0);
+		enum MHD_Result sent = send_response(conn, req, &resp);
+		mock_response_free(&resp);
+		return sent;
+	}
+	switch (mock_gate_enter(&s->api, &c->gate, conn, req, &resp)) {
+	case MOCK_GATE_SUSPENDED:
+		mock_response_free(&resp);
+		return MHD_YES;
+	case MOCK_GATE_DROP:
+		mock_gate_leave(&s->api, &c->gate, req, NULL);
+		mock_response_free(&resp);
+		return MHD_NO;
+	case MOCK_GATE_HANDLE:
+		mock_api_handle(&s->api, req, &resp);
+		break;
+	case MOCK_GATE_ANSWERED:
+		break;
+	}
+	MOCK_LOG_V(2, "HTTP verb=%s URI=%s resp=%d bytes=%zu userAgent=\"%s\"", req->method,
+	           req->path, resp.code, resp.body.len, req->user_agent ? req->user_agent : "");
+	mock_metrics_observe_request(s->api.metrics, req, resp.code, mock_metrics_now() - c->t0);
+	/* Journaled before sending: send_response hands the body (an error's
+	 * reason, for the journal) to MHD. The client sees the answer only
+	 * after this returns, so the entry is there when it does. */
+	mock_gate_leave(&s->api, &c->gate, req, &resp);
+	enum MHD_Result ret = send_response(conn, req, &resp);
+	mock_response_free(&resp);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+	mock_server *s = cls;
+	req_ctx *c = *con_cls;
+	(void)version;
+
+	if (!c) {
+		c = ctx_new();
+		if (!c)
+			return MHD_NO;
+		nl_buf_init(&c->body, s->opts.max_body);
+		c->t0 = mock_metrics_now();
+		c->too_large = declared_too_large(conn, s->opts.max_body);
+		*con_cls = c;
+		if (!c->too_large)
+			return MHD_YES;
+	}
+	if (*upload_data_size > 0) {
+		/* Past the limit keep draining, answer 413 at the end: MHD
+		 * cannot queue an answer in the middle of a chunked upload. */
+		if (!c->too_large && nl_buf_add(&c->body, upload_data, *upload_data_size) != 0)
+			c->too_large = 1;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	*upload_data_size = 0;
+
+	mock_request *req = &c->req;
+	req->method = method;
+	req->path = url;
+	req->content_type =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	req->accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	req->user_agent =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_USER_AGENT);
+	req->if_none_match =
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+	req->body = c->body.data;
+	req->body_len = c->body.len;
+	req->body_too_large = c->too_large;
+	req->nquery = 0; /* called again when a delayed request resumes */
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_query, req);
+
+	/* Routed once for everything that asks (access, faults, journal,
+	 * metrics, dispatch); again when a delayed request resumes. */
+	mock_route route = mock_route_parse(url);
+	mock_req_attrs attrs;
+	mock_request_attrs_of_route(&attrs, &route, method, mock_request_query(req, "watch"),
+	                            mock_request_query(req, "fieldSelector"));
+	req->route = &route;
+	req->attrs = &attrs;
+	enum MHD_Result ret = answer(s, c, conn);
+	req->route = NULL; /* not for on_completed */
+	req->attrs = NULL;
+	return ret;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+	mock_server *s = cls;
+	req_ctx *c = *con_cls;
+	(void)conn, (void)toe;
+	if (!c)
+		return;
+	/* A client that gave up during a delay still leaves its entry. */
+	mock_gate_leave(&s->api, &c->gate, &c->req, NULL);
+	mock_gate_req_clear(&c->gate);
+	mock_access_req_clear(&c->access, &s->api);
+	nl_buf_free(&c->body);
+	ctx_free(c);
+	*con_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	size_t n = strlen(msg);
+	if (n && msg[n - 1] == '\n')
+		msg[n - 1] = '\0';
+	MOCK_LOG_V(1, "libmicrohttpd: %s", msg);
+}
+
+/* --state-file: the store as it was, before the watch hub takes its
+ * starting resourceVersion from it. */
+static int open_state(mock_server *s, int *restored, nl_err *err)
+{
+	mock_persist_opts po;
+	mock_persist_stats st;
+	mock_persist_opts_init(&po);
+	po.path = s->opts.state_file;
+	po.sync = (mock_sync_mode)s->opts.sync_writes;
+	po.sync_interval_ms = s->opts.sync_interval_ms;
+	po.discard_bad_state = s->opts.discard_bad_state;
+	int rc = mock_persist_open(&s->api.persist, s->api.store, &po, err);
+	if (rc != 0)
+		return rc;
+	mock_persist_stats_get(s->api.persist, &st);
+	*restored = st.restored;
+	if (st.restored && s->opts.nfixtures)
+		MOCK_LOG_V(0, "state restored from %s: --fixtures not loaded again",
+		           s->opts.state_file);
+	return 0;
+}
+
+int mock_server_new(mock_server **out, const mock_options *o, nl_err *err)
+{
+	mock_server *s = calloc(1, sizeof(*s));
+	if (!s)
+		return nl_err_set(err, NL_ENOMEM, "out of memory");
+	s->opts = *o;
+	s->api.opts = &s->opts;
+	/* First: a bad certificate or token file fails fast. */
+	int rc = mock_access_new(&s->api.access, o, err);
+	if (rc == 0 && mock_metrics_new(&s->api.metrics) != 0)
+		rc = nl_err_set(err, NL_ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = mock_store_new(&s->api.store, o->clock, o->clock_payload);
+	int restored = 0;
+	if (rc == 0 && o->state_file)
+		rc = open_state(s, &restored, err);
+	/* The hub observes the store before seeding, so watches can resume from
+	 * the first resourceVersion while it is in the watch cache. */
+	if (rc == 0)
+		rc = mock_watch_hub_new(&s->api.watch, s->api.store,
+		                        o->watch_cache_size ? o->watch_cache_size
+		                                            : MOCK_WATCH_DEFAULT_CACHE_SIZE,
+		                        o->watch_bookmark_interval * 1000u);
+	/* A restored store is the state the fixtures were loaded into before:
+	 * loading them again would undo what clients changed since. */
+	if (rc == 0 && !restored)
+		rc = mock_fixtures_seed(&s->api, err);
+	for (size_t i = 0; rc == 0 && !restored && i < o->nfixtures; i++)
+		rc = mock_fixtures_load_file(&s->api, o->fixtures[i], err);
+	/* After seeding: the control state snapshots the seeded store. */
+	if (rc == 0)
+		rc = mock_control_new(&s->api.ctl, &s->api, err);
+	if (rc != 0) {
+		mock_watch_hub_free(s->api.watch);
+		mock_persist_close(s->api.persist);
+		mock_store_free(s->api.store);
+		mock_access_free(s->api.access);
+		mock_metrics_free(s->api.metrics);
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int mock_server_start(mock_server *s, nl_err *err)
+{
+	struct sockaddr_in6 a6;
+	struct sockaddr_in a4;
+	struct sockaddr *sa;
+	struct MHD_OptionItem access_opts[8]; /* header memory, HTTPS (access.h) */
+	/* Suspend/resume: watch streams park their connection instead of a
+	 * thread (watch.h), and so do delayed requests (gate.h). */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+	                 MHD_ALLOW_SUSPEND_RESUME;
+
+	memset(&a4, 0, sizeof(a4));
+	memset(&a6, 0, sizeof(a6));
+	if (inet_pton(AF_INET, s->opts.bind_address, &a4.sin_addr) == 1) {
+		a4.sin_family = AF_INET;
+		a4.sin_port = htons((uint16_t)s->opts.port);
+		sa = (struct sockaddr *)&a4;
+	} else if (inet_pton(AF_INET6, s->opts.bind_address, &a6.sin6_addr) == 1) {
+		a6.sin6_family = AF_INET6;
+		a6.sin6_port = htons((uint16_t)s->opts.port);
+		sa = (struct sockaddr *)&a6;
+		flags |= MHD_USE_IPv6;
+	} else {
+		return nl_err_set(err, NL_EINVAL, "--bind-address %s is not an IP address",
+		                  s->opts.bind_address);
+	}
+	mock_access_mhd_options(access_opts, s->api.access);
+	if (mock_access_https(s->api.access))
+		flags |= MHD_USE_TLS;
+	/* The logger goes first so MHD routes even option errors through it. */
+	s->daemon = MHD_start_daemon(
+	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+	    MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
+	    (unsigned)(s->opts.threads ? s->opts.threads : 1), MHD_OPTION_CONNECTION_LIMIT,
+	    s->opts.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, s->opts.idle_timeout,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_ARRAY, access_opts,
+	    MHD_OPTION_END);
+	if (!s->daemon)
+		return nl_err_set(err, NL_EIO, "cannot listen on %s:%d (address in use?)",
+		                  s->opts.bind_address, s->opts.port);
+	const union MHD_DaemonInfo *info =
+	    MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	s->api.port = info ? info->port : (unsigned)s->opts.port;
+	int v6 = sa->sa_family == AF_INET6;
+	snprintf(s->url, sizeof(s->url), "%s://%s%s%s:%u",
+	         mock_access_https(s->api.access) ? "https" : "http", v6 ? "[" : "",
+	         s->opts.bind_address, v6 ? "]" : "", s->api.port);
+	int rc = mock_control_start(s->api.ctl, err);
+	if (rc != 0) {
+		mock_server_stop(s);
+		return rc;
+	}
+	return 0;
+}
+
+int mock_server_port(const mock_server *s)
+{
+	return (int)s->api.port;
+}
+
+const char *mock_server_url(const mock_server *s)
+{
+	return s->url;
+}
+
+struct mock_store *mock_server_store(mock_server *s)
+{
+	return s->api.store;
+}
+
+mock_api *mock_server_api(mock_server *s)
+{
+	return &s->api;
+}
+
+size_t mock_server_watch_count(mock_server *s)
+{
+	return mock_watch_hub_count(s->api.watch);
+}
+
+void mock_server_stop(mock_server *s)
+{
+	if (s && s->daemon) {
+		/* End every watch first: MHD must not stop with suspended
+		 * connections, and clients should see a clean end of stream. */
+		mock_watch_hub_stop(s->api.watch, 1000);
+		/* Delayed requests are suspended too: resume them first. */
+		mock_control_stop(s->api.ctl);
+		MHD_stop_daemon(s->daemon);
+		s->daemon = NULL;
+	}
+}
+
+int mock_server_restart(mock_server *s, nl_err *err)
+{
+	if (!s->daemon)
+		return nl_err_set(err, NL_EINVAL, "the server is not running");
+	/* Where clients expect it: the port it had, also when it was picked. */
+	s->opts.port = (int)s->api.port;
+	mock_server_stop(s);
+	/* A restarted apiserver begins with an empty watch cache (a resume
+	 * from before is 410) and new threads; the store, faults and journal
+	 * stay, as etcd and the test's setup would. */
+	mock_watch_hub_free(s->api.watch);
+	s->api.watch = NULL;
+	mock_delays_free(s->api.ctl->delays);
+	s->api.ctl->delays = NULL;
+	int rc = mock_watch_hub_new(&s->api.watch, s->api.store,
+	                            s->opts.watch_cache_size ? s->opts.watch_cache_size
+	                                                     : MOCK_WATCH_DEFAULT_CACHE_SIZE,
+	                            s->opts.watch_bookmark_interval * 1000u);
+	if (rc != 0)
+		return nl_err_set(err, rc, "cannot restart the watch hub");
+	return mock_server_start(s, err);
+}
+
+void mock_server_free(mock_server *s)
+{
+	if (!s)
+		return;
+	mock_server_stop(s);
+	mock_control_free(s->api.ctl);
+	mock_watch_hub_free(s->api.watch);
+	mock_persist_close(s->api.persist); /* the clean-stop snapshot */
+	mock_store_free(s->api.store);
+	mock_access_free(s->api.access);
+	mock_metrics_free(s->api.metrics);
+	free(s);
+}

@@ -1,0 +1,120 @@
+/* Watch streams (?watch=true): the hub that turns store changes into
+ * WatchEvents for every open watch, and what the HTTP layer needs to serve
+ * one without a thread per watcher. See docs/decisions/0007-watch.md.
+ *
+ * The hub keeps, per resource, a bounded ring of the last changes (the
+ * watch cache, --watch-cache-size events). A watcher is a cursor into its
+ * resource's ring plus a filter and the bytes of the line it is sending;
+ * lines are built when the connection can take them, so a watcher costs
+ * little memory and a slow one falls behind the ring and is ended instead
+ * of buffering. Connections with nothing to send are parked (suspended);
+ * the hub thread wakes them for new events, bookmarks, timeouts, shutdown,
+ * and closes the ones whose peer went away.
+ *
+ * Locking: the store calls the hub's observer under its write lock, so the
+ * order is store lock → hub lock; the hub never calls into the store. */
+#ifndef MOCK_WATCH_H
+#define MOCK_WATCH_H
+
+#include <nodelet/buf.h>
+#include <nodelet/selector.h>
+#include <nodelet/status.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "api/resources.h"
+#include "api/route.h"
+#include "core/request.h"
+#include "storage/store.h"
+
+#define MOCK_WATCH_DEFAULT_CACHE_SIZE 1000
+#define MOCK_WATCH_DEFAULT_BOOKMARK_SECONDS 60
+/* The annotation on the bookmark that ends a sendInitialEvents stream. */
+#define MOCK_WATCH_INITIAL_EVENTS_END "k8s.io/initial-events-end"
+
+typedef struct mock_watch_hub mock_watch_hub;
+typedef struct mock_watcher mock_watcher;
+
+/* Create a hub and install it as s's observer; starts the hub thread.
+ * cache_size: events kept per resource (>= 1); bookmark_ms: interval of
+ * BOOKMARK events for watchers that allow them. *out: mock_watch_hub_free. */
+int mock_watch_hub_new(mock_watch_hub **out, mock_store *s, size_t cache_size,
+                       unsigned bookmark_ms);
+/* End every stream: wake all parked watchers so each ends cleanly, then wait
+ * up to drain_ms for them to close. Later watches end at once. Call before
+ * the HTTP server stops (it must not stop with parked connections).
+ * Idempotent. */
+void mock_watch_hub_stop(mock_watch_hub *h, unsigned drain_ms);
+/* Detach from the store and free. Every watcher must be closed. NULL ok. */
+void mock_watch_hub_free(mock_watch_hub *h);
+/* Open watchers (for tests and diagnostics). */
+size_t mock_watch_hub_count(mock_watch_hub *h);
+/* The oldest resourceVersion a watch of r can resume from: every change of
+ * r after it is still in the ring (the apiserver's "oldest - 1"). */
+uint64_t mock_watch_hub_oldest(mock_watch_hub *h, const mock_resource *r);
+
+/* Turns an object into what an event carries (e.g. a Table row). type is
+ * "ADDED", "MODIFIED", "DELETED" or "BOOKMARK"; json is the object with
+ * kind and apiVersion. Appends to out; 0 or an NL_E* code. */
+typedef int (*mock_watch_encode_fn)(nl_buf *out, const mock_resource *r, const char *type,
+                                    const char *json, size_t len, void *payload);
+
+/* What a validated watch request asks for. */
+typedef struct {
+	const mock_resource *r;
+	const char *ns;              /* copied; NULL: all namespaces */
+	nl_label_selector *labels;   /* taken over (freed with the watcher); may be NULL */
+	nl_field_selector *fields;   /* taken over; may be NULL */
+	uint64_t rv;                 /* send the changes after this resourceVersion */
+	int check_expired;           /* rv came from the client: 410 when too old */
+	int bookmarks;               /* allowWatchBookmarks */
+	int64_t timeout_ms;          /* the stream ends after this; <= 0 ends at once */
+	const nl_status *error;      /* non-NULL: the stream is this one ERROR event */
+	int limited;                 /* end cleanly after events_left more events */
+	uint64_t events_left;        /* (0: right after the initial lines) */
+	int stall;                   /* send nothing until the peer goes or the server stops */
+	mock_watch_encode_fn encode; /* NULL: the object's JSON */
+	void *encode_payload;        /* taken over: encode_free(payload) on close */
+	void (*encode_free)(void *payload);
+} mock_watch_spec;
+
+/* Register a watcher. initial (may be NULL) holds complete event lines sent
+ * first (the synthetic ADDED events); its content is taken over and initial
+ * is left empty. The selectors and the encoder's payload move into the
+ * watcher, also on failure (spec's pointers are cleared). *out:
+ * mock_watch_close. */
+int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec, nl_buf *initial);
+
+/* How the HTTP layer suspends and resumes a connection; the hub calls park
+ * under its lock from inside mock_watch_read, wake from the hub thread. */
+typedef void (*mock_watch_conn_fn)(void *conn);
+/* Bind a watcher to its connection. fd (-1 if unknown) lets the hub notice
+ * a peer that went away while the connection is parked. */
+void mock_watch_attach(mock_watcher *w, void *conn, int fd, mock_watch_conn_fn park,
+                       mock_watch_conn_fn wake);
+
+#define MOCK_WATCH_END (-1)   /* the stream is complete: end it cleanly */
+#define MOCK_WATCH_ABORT (-2) /* the peer is gone: drop the connection */
+/* Copy up to max bytes of the stream into buf. Returns the count; 0 when
+ * nothing is due (the watcher is parked: park was called, the connection
+ * must not be read from until wake); MOCK_WATCH_END or MOCK_WATCH_ABORT. */
+ssize_t mock_watch_read(mock_watcher *w, char *buf, size_t max);
+/* Unregister and free. NULL ok. */
+void mock_watch_close(mock_watcher *w);
+
+/* GET <collection>?watch=true (watch_request.c): validate like the
+ * apiserver, take the snapshot, open a watcher and put it in resp->watch.
+ * Errors before the stream starts are ordinary HTTP answers. */
+void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *req,
+                       mock_response *resp);
+/* For a LIST: resourceVersionMatch=Exact with a resourceVersion older than
+ * the watch history → NL_EGONE and the 410 Status in *st (caller frees). */
+int mock_watch_check_list(mock_api *api, const mock_route *rt, const mock_request *req,
+                          nl_status **st);
+
+/* The MHD response that streams w (watch_mhd.c); takes w over (closed on
+ * failure, then NULL). conn is the struct MHD_Connection. */
+struct MHD_Response;
+struct MHD_Response *mock_watch_mhd_response(mock_watcher *w, void *conn);
+
+#endif

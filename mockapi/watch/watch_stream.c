@@ -1,0 +1,252 @@
+/* What a watcher sends: which event type a change is for its selection,
+ * and the WatchEvent lines ({"type":…,"object":…} and a newline, compact,
+ * as kube-apiserver's JSON watch encoder writes them). */
+#include <inttypes.h>
+#include <nodelet/meta.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/write_request.h"
+#include "watch_internal.h"
+
+/* ------------------------------------------------------------------------
+ * Selector attributes */
+
+void mock__watch_attrs_free(watch_attrs *a)
+{
+	json_object_put(a->labels);
+	free(a->name);
+	free(a->ns);
+	for (size_t i = 0; i < a->nfields; i++)
+		free(a->fields[i]);
+	free(a->fields);
+	memset(a, 0, sizeof(*a));
+}
+
+static int attrs_fill(watch_attrs *a, const mock_resource *r, json_object *obj)
+{
+	const char *name = nl_meta_name(obj);
+	const char *ns = r->namespaced ? nl_meta_namespace(obj) : NULL;
+	json_object *labels = nl_meta_labels(obj);
+	if (labels && json_object_object_length(labels) > 0)
+		a->labels = json_object_get(labels);
+	a->name = strdup(name ? name : "");
+	a->ns = strdup(ns ? ns : "");
+	if (!a->name || !a->ns)
+		return NL_ENOMEM;
+	size_t n = 0;
+	for (const char *const *f = r->selectable_fields; f && *f; f++)
+		n++;
+	if (n == 0)
+		return 0;
+	a->fields = calloc(n, sizeof(char *));
+	if (!a->fields)
+		return NL_ENOMEM;
+	a->nfields = n;
+	for (size_t i = 0; i < a->nfields; i++)
+		if (nl_field_value(&a->fields[i], obj, r->selectable_fields[i]) != 0)
+			return NL_ENOMEM;
+	return 0;
+}
+
+int mock__watch_attrs(watch_attrs *a, const mock_resource *r, const char *json, size_t len)
+{
+	json_object *obj = NULL;
+	enum json_tokener_error jerr;
+	size_t end = 0;
+	memset(a, 0, sizeof(*a));
+	if (mock_parse_body(&obj, json, len, &jerr, &end) != 0)
+		return NL_ENOMEM;
+	if (!obj)
+		return NL_EPARSE;
+	int rc = attrs_fill(a, r, obj);
+	json_object_put(obj); /* labels keep their own reference */
+	if (rc != 0)
+		mock__watch_attrs_free(a);
+	return rc;
+}
+
+int mock__watch_event_attrs(watch_event *e, const mock_resource *r)
+{
+	if (e->attrs == 0) {
+		int rc = mock__watch_attrs(&e->now, r, e->json, e->len);
+		if (rc == 0 && e->old_json)
+			rc = mock__watch_attrs(&e->old, r, e->old_json, e->old_len);
+		e->attrs = rc == 0 ? 1 : rc;
+		free(e->old_json);
+		e->old_json = NULL;
+	}
+	return e->attrs < 0 ? e->attrs : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Selection */
+
+typedef struct {
+	const mock_resource *r;
+	const watch_attrs *a;
+} field_ctx;
+
+static const char *field_get(const char *field, void *payload)
+{
+	const field_ctx *c = payload;
+	if (strcmp(field, "metadata.name") == 0)
+		return c->a->name;
+	if (strcmp(field, "metadata.namespace") == 0)
+		return c->a->ns;
+	for (size_t i = 0; i < c->a->nfields; i++)
+		if (strcmp(field, c->r->selectable_fields[i]) == 0)
+			return c->a->fields[i];
+	return NULL;
+}
+
+static int selected(const mock_watcher *w, const watch_attrs *a)
+{
+	if (w->ns && strcmp(w->ns, a->ns) != 0)
+		return 0;
+	if (w->labels && !nl_label_selector_matches(w->labels, a->labels))
+		return 0;
+	field_ctx c = {w->r, a};
+	return !w->fields || nl_field_selector_matches(w->fields, field_get, &c);
+}
+
+const char *mock__watch_classify(const mock_watcher *w, const watch_event *e)
+{
+	int now = !w->filtered || selected(w, &e->now);
+	switch (e->type) {
+	case MOCK_STORE_ADDED:
+		return now ? "ADDED" : NULL;
+	case MOCK_STORE_DELETED:
+		return now ? "DELETED" : NULL;
+	case MOCK_STORE_MODIFIED:
+		break;
+	}
+	if (!w->filtered)
+		return "MODIFIED";
+	/* An update that moves an object into or out of the selection is an
+	 * ADDED or DELETED for this watcher (the cacher compares old and new);
+	 * the DELETED carries the new state. */
+	int before = selected(w, &e->old);
+	if (now)
+		return before ? "MODIFIED" : "ADDED";
+	return before ? "DELETED" : NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Lines */
+
+static void truncate_to(nl_buf *b, size_t len)
+{
+	if (b->data && b->len > len) {
+		b->len = len;
+		b->data[len] = '\0';
+	}
+}
+
+int mock__watch_add_line(nl_buf *out, const watch_encoder *enc, const char *type, const char *json,
+                         size_t len)
+{
+	size_t mark = out->len;
+	int rc = nl_buf_printf(out, "{\"type\":\"%s\",\"object\":", type);
+	if (rc == 0)
+		rc = enc->fn ? enc->fn(out, enc->r, type, json, len, enc->payload)
+		             : nl_buf_add(out, json, len);
+	if (rc == 0)
+		rc = nl_buf_add(out, "}\n", 2);
+	if (rc != 0)
+		truncate_to(out, mark);
+	return rc;
+}
+
+int mock__watch_add_error(nl_buf *out, const nl_status *st)
+{
+	char *text = nl_status_to_string(st);
+	if (!text)
+		return NL_ENOMEM;
+	size_t mark = out->len;
+	int rc = nl_buf_printf(out, "{\"type\":\"ERROR\",\"object\":%s}\n", text);
+	if (rc != 0)
+		truncate_to(out, mark);
+	free(text);
+	return rc;
+}
+
+/* What encoding/json writes for the zero value of the kind after its
+ * metadata: struct fields without omitempty survive (LeaseSpec is "{}",
+ * NodeStatus carries daemonEndpoints and nodeInfo, zero times are null). */
+static const char *zero_body(mock_kind k)
+{
+	switch (k) {
+	case MOCK_KIND_NAMESPACE:
+		return ",\"spec\":{},\"status\":{}";
+	case MOCK_KIND_NODE:
+		return ",\"spec\":{},\"status\":{\"daemonEndpoints\":{\"kubeletEndpoint\":{"
+		       "\"Port\":0}},"
+		       "\"nodeInfo\":{\"machineID\":\"\",\"systemUUID\":\"\",\"bootID\":\"\","
+		       "\"kernelVersion\":\"\",\"osImage\":\"\",\"containerRuntimeVersion\":\"\","
+		       "\"kubeletVersion\":\"\",\"kubeProxyVersion\":\"\",\"operatingSystem\":\"\","
+		       "\"architecture\":\"\"}}";
+	case MOCK_KIND_EVENT:
+		return ",\"involvedObject\":{},\"source\":{},\"firstTimestamp\":null,"
+		       "\"lastTimestamp\":null,\"eventTime\":null,\"reportingComponent\":\"\","
+		       "\"reportingInstance\":\"\"";
+	case MOCK_KIND_LEASE:
+		return ",\"spec\":{}";
+	default:
+		return "";
+	}
+}
+
+int mock__watch_add_bookmark(nl_buf *out, const watch_encoder *enc, uint64_t rv, int initial_end)
+{
+	/* The cacher's bookmark: an empty object of the kind that carries only
+	 * the resourceVersion (and the end-of-initial-events annotation). */
+	char obj[1024];
+	int n = snprintf(
+	    obj, sizeof(obj),
+	    "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
+	    "\"%" PRIu64 "\"%s}%s}",
+	    enc->r->kind, enc->r->api_version, rv,
+	    initial_end ? ",\"annotations\":{\"" MOCK_WATCH_INITIAL_EVENTS_END "\":\"true\"}" : "",
+	    zero_body(enc->r->id));
+	if (n < 0 || (size_t)n >= sizeof(obj))
+		return NL_ETOOBIG;
+	return mock__watch_add_line(out, enc, "BOOKMARK", obj, (size_t)n);
+}
+
+int mock__watch_next_line(mock_watcher *w, int64_t now)
+{
+	mock_watch_hub *h = w->hub;
+	const watch_ring *g = &h->rings[w->r->id];
+	if (w->stall)
+		return 0;
+	if (w->next_seq < g->first)
+		return -1; /* fell behind the ring: what it missed is gone */
+	while (w->next_seq < g->first + g->n) {
+		watch_event *e = mock__watch_ring_at(g, w->next_seq);
+		if (w->filtered && mock__watch_event_attrs(e, w->r) != 0)
+			return -1;
+		const char *type = mock__watch_classify(w, e);
+		w->next_seq++;
+		if (!type)
+			continue;
+		if (mock__watch_add_line(&w->out, &w->enc, type, e->json, e->len) != 0)
+			return -1;
+		w->rv = e->rv;
+		if (w->limited && --w->events_left == 0)
+			w->state = WATCH_ENDING; /* after this line */
+		return 1;
+	}
+	if (w->next_bookmark_ms && now >= w->next_bookmark_ms) {
+		/* Caught up with the ring, so every change up to the hub's
+		 * resourceVersion has been seen. */
+		uint64_t rv = h->rv > w->rv ? h->rv : w->rv;
+		if (mock__watch_add_bookmark(&w->out, &w->enc, rv, 0) != 0)
+			return -1;
+		w->rv = rv;
+		w->next_bookmark_ms = now + h->bookmark_ms;
+		return 1;
+	}
+	return 0;
+}
