@@ -1,19 +1,12 @@
-/* Path parsing and verb dispatch: the one place that knows the URL layout
- * of the Kubernetes API (/api/v1/..., /apis/<group>/<version>/...). */
-#include "api/route.h"
+/* Path parsing: the one place that knows the URL layout of the Kubernetes
+ * API (/api/v1/..., /apis/<group>/<version>/...), which verbs each path
+ * serves, and what a request is about as the audit log would say it. */
+#include "route.h"
 
+#include <nodelet/selector.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-#include "auth/access.h"
-#include "control/control.h"
-#include "core/log.h"
-#include "core/request.h"
-#include "encoding/negotiation.h"
-#include "handlers/handlers.h"
-#include "nonresource/metrics.h"
-#include "watch/watch.h"
 
 #define MAX_SEGMENTS 10
 
@@ -181,6 +174,12 @@ static const char *lower_method(const char *method)
 	return "unknown";
 }
 
+const char *mock_route_verb(const mock_route *rt, const char *method, const char *watch_param)
+{
+	const char *verb = rt->type != MOCK_ROUTE_NONE && method ? request_verb(rt, method) : NULL;
+	return verb && strcmp(verb, "list") == 0 && is_true(watch_param) ? "watch" : verb;
+}
+
 void mock_request_attrs(mock_req_attrs *out, const char *method, const char *path,
                         const char *watch_param, const char *field_selector)
 {
@@ -193,13 +192,11 @@ void mock_request_attrs_of_route(mock_req_attrs *out, const mock_route *rt, cons
 {
 	memset(out, 0, sizeof(*out));
 	out->resource = out->subresource = out->group = "";
-	const char *verb = rt->type != MOCK_ROUTE_NONE && method ? request_verb(rt, method) : NULL;
+	const char *verb = mock_route_verb(rt, method, watch_param);
 	if (!verb) {
 		out->verb = lower_method(method);
 		return;
 	}
-	if (strcmp(verb, "list") == 0 && is_true(watch_param))
-		verb = "watch";
 	out->verb = verb;
 	out->res = rt->res;
 	out->resource = rt->res->plural;
@@ -217,87 +214,6 @@ void mock_request_attrs_of_route(mock_req_attrs *out, const mock_route *rt, cons
 		}
 		nl_field_selector_free(fs);
 	}
-}
-
-static void dispatch(mock_api *api, const mock_route *rt, const mock_request *req,
-                     mock_response *resp)
-{
-	const char *verb = request_verb(rt, req->method);
-	if (verb && strcmp(verb, "list") == 0 && is_true(mock_request_query(req, "watch")))
-		verb = "watch";
-	/* The all-namespaces path of a namespaced kind only lists and watches. */
-	int all_ns = rt->type == MOCK_ROUTE_COLLECTION && rt->res->namespaced && !rt->ns[0];
-	if (!verb || (all_ns && strcmp(verb, "list") != 0 && strcmp(verb, "watch") != 0) ||
-	    !mock_route_allows(rt->res, verb, rt->subresource[0] != '\0')) {
-		mock_response_status(resp, nl_status_method_not_allowed());
-		return;
-	}
-	/* Content negotiation (negotiation.h): 406 and 415 before the handler
-	 * reads anything, a YAML body handed on as JSON, Table/YAML after. */
-	mock_negotiated neg;
-	mock_negotiated_request nreq;
-	if (mock_negotiate_request(&neg, &nreq, rt, req, resp) != 0) {
-		mock_negotiated_request_free(&nreq);
-		return;
-	}
-	req = &nreq.req;
-	if (strcmp(verb, "list") == 0)
-		mock_handle_list(api, rt, req, resp);
-	else if (strcmp(verb, "watch") == 0)
-		mock_handle_watch(api, rt, req, resp);
-	else if (strcmp(verb, "create") == 0)
-		mock_handle_create(api, rt, req, resp);
-	else if (strcmp(verb, "deletecollection") == 0)
-		mock_handle_delete_collection(api, rt, req, resp);
-	else if (strcmp(verb, "get") == 0)
-		mock_handle_get(api, rt, req, resp);
-	else if (strcmp(verb, "update") == 0)
-		mock_handle_update(api, rt, req, resp);
-	else if (strcmp(verb, "patch") == 0)
-		mock_handle_patch(api, rt, req, resp);
-	else
-		mock_handle_delete(api, rt, req, resp);
-	mock_negotiate_finish(&neg, rt, req, resp);
-	mock_negotiated_request_free(&nreq);
-}
-
-void mock_api_handle(mock_api *api, const mock_request *req, mock_response *resp)
-{
-	/* 401 and 403 come before anything looks at the body (access.h). */
-	if (mock_access_check(api, req, resp))
-		return;
-	if (req->body_too_large) {
-		mock_response_status(resp, nl_status_too_large(api->opts->max_body));
-		return;
-	}
-	mock_route parsed;
-	const mock_route *route = req->route;
-	if (!route) {
-		parsed = mock_route_parse(req->path);
-		route = &parsed;
-	}
-	/* A resource path (/api/v1/..., /apis/<g>/<v>/...) is none of the
-	 * control, metrics, discovery, health or OpenAPI paths: those are
-	 * looked at only for the rest. */
-	if (route->type == MOCK_ROUTE_NONE) {
-		if (mock_control_handle(api, req, resp) || mock_metrics_handle(api, req, resp) ||
-		    mock_handle_discovery(api, req, resp))
-			return;
-		mock_response_status(resp, nl_status_unknown_path());
-		return;
-	}
-	if (route->bad_name) {
-		mock_response_status(resp, nl_status_bad_request("name or namespace in the URL is "
-		                                                 "empty or longer than 253 "
-		                                                 "characters"));
-		return;
-	}
-	int del = strcmp(req->method, "DELETE") == 0;
-	if (del)
-		mock_control_before_delete(api, route, req); /* propagationPolicy Orphan */
-	dispatch(api, route, req, resp);
-	if (del)
-		mock_control_after_delete(api); /* the garbage collector looks now */
 }
 
 int mock_route_path(char *out, size_t outlen, const mock_resource *r, const char *ns,

@@ -1,4 +1,5 @@
-/* URL → target: which kind, namespace, name and subresource a path names. */
+/* URL → target: which kind, namespace, name and subresource a path names,
+ * which verbs it serves, and a request's audit attributes. */
 #ifndef MOCK_ROUTER_H
 #define MOCK_ROUTER_H
 
@@ -25,14 +26,19 @@ typedef struct mock_route {
 /* Parse a percent-decoded URL path. Returns the route; never fails. */
 mock_route mock_route_parse(const char *path);
 
-/* Whether verb ("get", "list", "create", "update", "patch", "delete",
- * "deletecollection", "watch") is served for r (subresource: on
- * <plural>/status). Dispatch and discovery both ask this. */
 /* The URL path of a collection (name NULL) or object; -1 if it does not fit. */
 int mock_route_path(char *out, size_t outlen, const mock_resource *r, const char *ns,
                     const char *name);
 
+/* Whether verb ("get", "list", "create", "update", "patch", "delete",
+ * "deletecollection", "watch") is served for r (subresource: on
+ * <plural>/status). Dispatch and discovery both ask this. */
 int mock_route_allows(const mock_resource *r, const char *verb, int subresource);
+
+/* The audit verb of method on rt ("list" becomes "watch" when watch_param
+ * is true as the apiserver reads a bool), or NULL when the route is none
+ * or no verb maps to the method (e.g. POST on an object). */
+const char *mock_route_verb(const mock_route *rt, const char *method, const char *watch_param);
 
 /* What kube-apiserver's audit log says a request is about; the fault matcher
  * and the request journal both use it. A resource request has an audit verb

@@ -12,7 +12,6 @@
 #include "api/route.h"
 #include "authz.h"
 #include "certs.h"
-#include "control/control.h"
 #include "core/log.h"
 #include "node_restriction.h"
 #include "storage/store.h"
@@ -227,10 +226,9 @@ static int authenticate(mock_access_req *ar, const mock_access *a, struct MHD_Co
 	return rc;
 }
 
-int mock_access_enter(mock_access_req *ar, mock_api *api, struct MHD_Connection *conn,
+int mock_access_enter(mock_access_req *ar, mock_access *a, struct MHD_Connection *conn,
                       mock_request *req, mock_response *resp)
 {
-	mock_access *a = api->access;
 	if (!a)
 		return 0;
 	if (!ar->entered) {
@@ -259,10 +257,10 @@ int mock_access_enter(mock_access_req *ar, mock_api *api, struct MHD_Connection 
 	return 0;
 }
 
-void mock_access_req_clear(mock_access_req *ar, mock_api *api)
+void mock_access_req_clear(mock_access_req *ar, mock_access *a)
 {
-	if (api->access)
-		mock_inflight_leave(&api->access->inflight, &ar->slot);
+	if (a)
+		mock_inflight_leave(&a->inflight, &ar->slot);
 	mock_identity_clear(&ar->id);
 	memset(ar, 0, sizeof(*ar));
 }
@@ -285,16 +283,16 @@ static int configmap_of(char ns[254], char name[254], const char *node, void *pa
 	return found;
 }
 
-int mock_access_check(mock_api *api, const mock_request *req, mock_response *resp)
+int mock_access_check(const mock_access *a, mock_store *store, const mock_request *req,
+                      mock_response *resp, int self_authorizing)
 {
-	mock_access *a = api->access;
 	if (!a || !a->enabled)
 		return 0;
 	if (req->unauthenticated) {
 		mock_response_status(resp, mock_authn_unauthorized());
 		return 1;
 	}
-	if (!req->user || mock_control_is_control_path(api, req->path))
+	if (!req->user || self_authorizing)
 		return 0;
 	mock_req_attrs own;
 	const mock_req_attrs *attrs = req->attrs;
@@ -305,17 +303,16 @@ int mock_access_check(mock_api *api, const mock_request *req, mock_response *res
 	}
 	mock_authz_user u = {req->user, req->groups, req->ngroups};
 	nl_status *st = NULL;
-	if (mock_authz_check(&st, a->mode, &u, attrs, req->path, configmap_of, api->store) == 0)
+	if (mock_authz_check(&st, a->mode, &u, attrs, req->path, configmap_of, store) == 0)
 		return 0;
 	MOCK_LOG_V(2, "forbidden: %s %s for %s", req->method, req->path, req->user);
 	mock_response_status(resp, st ? st : nl_status_internal("out of memory"));
 	return 1;
 }
 
-int mock_access_control_allowed(const mock_api *api, const char *user, const char *const *groups,
+int mock_access_control_allowed(const mock_access *a, const char *user, const char *const *groups,
                                 size_t ngroups)
 {
-	const mock_access *a = api->access;
 	if (!a || !a->enabled || !user)
 		return 1;
 	for (size_t i = 0; i < ngroups; i++)
@@ -324,10 +321,9 @@ int mock_access_control_allowed(const mock_api *api, const char *user, const cha
 	return 0;
 }
 
-nl_status *mock_access_admit(const mock_api *api, const mock_request *req, const mock_resource *r,
+nl_status *mock_access_admit(const mock_access *a, const mock_request *req, const mock_resource *r,
                              const char *name, json_object *obj, json_object *old)
 {
-	const mock_access *a = api ? api->access : NULL;
 	if (!a || a->mode != MOCK_AUTHZ_NODE || !req || !req->user)
 		return NULL;
 	mock_authz_user u = {req->user, req->groups, req->ngroups};

@@ -1,6 +1,6 @@
 /* Who may do what, and how much: the server's TLS, authentication,
  * authorization, admission and request limits in one place, with the thin
- * hooks the HTTP glue (server.c), the router and the write path call.
+ * hooks the HTTP glue (server/server.c), dispatch and the write path call.
  *
  * Order per request, as in kube-apiserver's handler chain: authentication
  * (401), the in-flight limit (429), authorization (403), the handler (with
@@ -18,14 +18,25 @@
 
 #include "api/resources.h"
 #include "authn.h"
+#include "core/options.h"
 #include "core/request.h"
 #include "request_limits.h"
-#include "server/kubeconfig_out.h"
+#include "storage/store.h"
 
 struct MHD_Connection;
 struct MHD_OptionItem;
 
 typedef struct mock_access mock_access;
+
+/* What a kubeconfig for this server embeds besides its URL; every member
+ * may be NULL. PEM texts are written base64-encoded as the *-data fields
+ * (server/kubeconfig_out.h). */
+typedef struct {
+	const char *ca_pem;   /* certificate-authority-data */
+	const char *cert_pem; /* client-certificate-data (with key_pem) */
+	const char *key_pem;  /* client-key-data */
+	const char *token;    /* token, when there is no client certificate */
+} mock_kubeconfig_creds;
 
 /* Build from the options: --generate-certs (files written first),
  * certificate, key, client CA and token files, modes and limits. Errors
@@ -54,27 +65,29 @@ typedef struct {
  * in-flight slot, then point req's user, groups and unauthenticated at the
  * result. Returns 0 to go on, or 1 with the answer in resp (429, or 500
  * when out of memory), sent without faults or journal. */
-int mock_access_enter(mock_access_req *ar, mock_api *api, struct MHD_Connection *conn,
+int mock_access_enter(mock_access_req *ar, mock_access *a, struct MHD_Connection *conn,
                       mock_request *req, mock_response *resp);
 /* The request ended: give back its slot, free its identity. */
-void mock_access_req_clear(mock_access_req *ar, mock_api *api);
+void mock_access_req_clear(mock_access_req *ar, mock_access *a);
 
-/* The router, before anything else: 401 for refused credentials, 403 from
- * the authorizer for API requests (the control API decides for itself:
+/* Dispatch, before anything else: 401 for refused credentials, 403 from
+ * the authorizer (the Node authorizer reads Nodes from store), except for a
+ * self_authorizing path whose handler decides for itself (the control API:
  * mock_access_control_allowed). Returns 1 when resp holds the answer.
  * Requests without a user (internal ones, or no authentication
  * configured) pass. */
-int mock_access_check(mock_api *api, const mock_request *req, mock_response *resp);
+int mock_access_check(const mock_access *a, mock_store *store, const mock_request *req,
+                      mock_response *resp, int self_authorizing);
 
 /* The control API's rule: with identities on, only members of
  * --control-api-group (default system:masters). user NULL passes. */
-int mock_access_control_allowed(const mock_api *api, const char *user, const char *const *groups,
+int mock_access_control_allowed(const mock_access *a, const char *user, const char *const *groups,
                                 size_t ngroups);
 
 /* NodeRestriction for a write by req of r's object name (obj about to be
  * stored, old the stored one or NULL on create), in Node mode. NULL admits;
  * else the 403 (caller frees). */
-nl_status *mock_access_admit(const mock_api *api, const mock_request *req, const mock_resource *r,
+nl_status *mock_access_admit(const mock_access *a, const mock_request *req, const mock_resource *r,
                              const char *name, json_object *obj, json_object *old);
 
 /* What --kubeconfig-out embeds (borrowed; NULL members when none): the CA

@@ -1,9 +1,8 @@
 /* Requests in flight and the watch cap. */
 #include "request_limits.h"
 
+#include <nodelet/errors.h>
 #include <string.h>
-
-#include "watch/watch.h"
 
 int mock_inflight_enter(mock_inflight_slot *slot, mock_inflight *f, const char *verb, int exempt)
 {
@@ -45,12 +44,9 @@ void mock_response_too_many_requests(mock_response *resp)
 	mock_response_header(resp, "X-Content-Type-Options", "nosniff");
 }
 
-int mock_limits_admit_watch(mock_api *api, mock_response *resp)
+int mock_limits_admit_watch(size_t max, size_t open, mock_response *resp)
 {
-	/* Counted before the watcher registers: concurrent admissions can
-	 * overshoot the cap by at most the number of worker threads. */
-	size_t max = api->opts->max_watches;
-	if (max == 0 || !api->watch || mock_watch_hub_count(api->watch) < max)
+	if (max == 0 || open < max)
 		return 1;
 	mock_response_too_many_requests(resp);
 	return 0;

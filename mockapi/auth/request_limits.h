@@ -44,8 +44,8 @@ void mock_inflight_leave(mock_inflight *f, mock_inflight_slot *slot);
 /* Fill resp with the throttle answer (429, Retry-After 1, plain text). */
 void mock_response_too_many_requests(mock_response *resp);
 
-/* Whether another watch may open: 1, or 0 with the 429 in resp
- * (api->opts->max_watches; 0 means no cap). */
-int mock_limits_admit_watch(mock_api *api, mock_response *resp);
+/* Whether another watch may open beside the open ones under the cap max
+ * (--max-watches; 0 means no cap): 1, or 0 with the 429 in resp. */
+int mock_limits_admit_watch(size_t max, size_t open, mock_response *resp);
 
 #endif

@@ -110,6 +110,11 @@ static int load_faults_file(mock_control *c, const char *path, nl_err *err)
 	return 0;
 }
 
+static int owns_path(void *payload, const char *path);
+static void handle_path(void *payload, const mock_request *req, mock_response *resp);
+static void before_delete(void *payload, const mock_route *rt, const mock_request *req);
+static void after_delete(void *payload);
+
 int mock_control_new(mock_control **out, mock_api *api, nl_err *err)
 {
 	const mock_options *o = api->opts;
@@ -134,6 +139,7 @@ int mock_control_new(mock_control **out, mock_api *api, nl_err *err)
 		return rc;
 	}
 	MOCK_LOG_V(1, "fault injection: random seed %llu", (unsigned long long)seed);
+	api->hooks = (mock_api_hooks){owns_path, handle_path, before_delete, after_delete, c};
 	*out = c;
 	return 0;
 }
@@ -153,11 +159,19 @@ void mock_control_stop(mock_control *c)
 	mock_controllers_stop(c->controllers);
 }
 
+void mock_control_forget_delays(mock_control *c)
+{
+	mock_delays_free(c->delays);
+	c->delays = NULL;
+}
+
 void mock_control_free(mock_control *c)
 {
 	if (!c)
 		return;
 	mock_control_stop(c);
+	if (c->api->hooks.payload == c)
+		c->api->hooks = (mock_api_hooks){0};
 	mock_delays_free(c->delays);
 	mock_controllers_free(c->controllers);
 	mock_journal_free(c->journal);
@@ -166,18 +180,17 @@ void mock_control_free(mock_control *c)
 	free(c);
 }
 
-int mock_control_reset(mock_api *api, nl_err *err)
+int mock_control_reset(mock_control *c, nl_err *err)
 {
-	mock_control *c = api->ctl;
 	json_object *seed = NULL;
 	if (!c)
 		return nl_err_set(err, NL_EINVAL, "no control state");
 	if (json_object_deep_copy(c->seed, &seed, NULL) != 0)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	mock_faults_clear(NULL, c->faults);
-	int rc = mock_store_clear(api->store);
+	int rc = mock_store_clear(c->api->store);
 	if (rc == 0)
-		rc = mock_fixtures_apply(api, seed, "seeded state", err);
+		rc = mock_fixtures_apply(c->api, seed, "seeded state", err);
 	else
 		nl_err_set(err, rc, "cannot clear the store");
 	json_object_put(seed);
@@ -189,14 +202,16 @@ int mock_control_reset(mock_api *api, nl_err *err)
 /* ------------------------------------------------------------------------
  * Authorization hook */
 
-int mock_control_allowed(const mock_api *api, const char *user, const char *const *groups,
-                         size_t ngroups)
+static int control_allowed(const mock_control *c, const char *user, const char *const *groups,
+                           size_t ngroups)
 {
-	/* --control-api-group once identities are on (access.h). */
-	return mock_access_control_allowed(api, user, groups, ngroups);
+	/* --control-api-group once identities are on (auth/access.h). */
+	return mock_access_control_allowed(c->api->access, user, groups, ngroups);
 }
 
-nl_status *mock_control_forbidden(const char *user, const char *verb, const char *path)
+/* kube-apiserver's 403 for a non-resource URL: `forbidden: User "<user>"
+ * cannot <verb> path "<path>"`. Caller frees. */
+static nl_status *control_forbidden(const char *user, const char *verb, const char *path)
 {
 	mock_req_attrs attrs = {.verb = verb, .resource = "", .subresource = "", .group = ""};
 	return mock_authz_forbidden(user ? user : "system:anonymous", &attrs, path, NULL);
@@ -205,10 +220,10 @@ nl_status *mock_control_forbidden(const char *user, const char *verb, const char
 /* ------------------------------------------------------------------------
  * Endpoints */
 
-int mock_control_is_control_path(const mock_api *api, const char *path)
+int mock_control_is_control_path(const mock_control *c, const char *path)
 {
 	size_t n = strlen(MOCK_CONTROL_PREFIX);
-	return api->ctl && !api->opts->disable_control_api && path &&
+	return c && !c->api->opts->disable_control_api && path &&
 	       (strncmp(path, MOCK_CONTROL_PREFIX, n) == 0 || strcmp(path, "/mockapi") == 0);
 }
 
@@ -338,19 +353,19 @@ static json_object *rv_object(mock_api *api)
 	return o;
 }
 
-static void handle_reset(mock_api *api, const mock_request *req, mock_response *resp)
+static void handle_reset(mock_control *c, const mock_request *req, mock_response *resp)
 {
 	nl_err err = {0};
 	if (strcmp(req->method, "POST") != 0) {
 		mock_response_status(resp, nl_status_method_not_allowed());
 		return;
 	}
-	if (mock_control_reset(api, &err) != 0) {
+	if (mock_control_reset(c, &err) != 0) {
 		mock_response_status(resp, nl_status_internal(err.msg));
 		return;
 	}
 	MOCK_LOG_V(1, "control: reset to the seeded state");
-	answer_json(resp, 200, rv_object(api));
+	answer_json(resp, 200, rv_object(c->api));
 }
 
 static void load_objects(mock_api *api, const mock_request *req, mock_response *resp)
@@ -396,17 +411,21 @@ static void handle_objects(mock_api *api, const mock_request *req, mock_response
 	}
 }
 
-int mock_control_handle(mock_api *api, const mock_request *req, mock_response *resp)
+/* The hooks of mock_api (handlers/api.h). */
+static int owns_path(void *payload, const char *path)
 {
-	if (!mock_control_is_control_path(api, req->path))
-		return 0;
-	mock_control *c = api->ctl;
-	if (!mock_control_allowed(api, req->user, req->groups, req->ngroups)) {
+	return mock_control_is_control_path(payload, path);
+}
+
+static void handle_path(void *payload, const mock_request *req, mock_response *resp)
+{
+	mock_control *c = payload;
+	mock_api *api = c->api;
+	if (!control_allowed(c, req->user, req->groups, req->ngroups)) {
 		mock_req_attrs attrs; /* a non-resource request: the verb is the method */
 		mock_request_attrs(&attrs, req->method, req->path, NULL, NULL);
-		mock_response_status(resp,
-		                     mock_control_forbidden(req->user, attrs.verb, req->path));
-		return 1;
+		mock_response_status(resp, control_forbidden(req->user, attrs.verb, req->path));
+		return;
 	}
 	const char *p = req->path;
 	size_t n = strlen(PREFIX_V1);
@@ -418,12 +437,11 @@ int mock_control_handle(mock_api *api, const mock_request *req, mock_response *r
 	else if (rest && strcmp(rest, "requests") == 0)
 		handle_requests(c, req, resp);
 	else if (rest && strcmp(rest, "reset") == 0)
-		handle_reset(api, req, resp);
+		handle_reset(c, req, resp);
 	else if (rest && strcmp(rest, "objects") == 0)
 		handle_objects(api, req, resp);
 	else
 		mock_response_status(resp, nl_status_unknown_path());
-	return 1;
 }
 
 /* ------------------------------------------------------------------------
@@ -440,10 +458,11 @@ static int preconditions_hold(json_object *opts, json_object *target)
 	       (!rv || (have_rv && strcmp(rv, have_rv) == 0));
 }
 
-void mock_control_before_delete(mock_api *api, const mock_route *rt, const mock_request *req)
+static void before_delete(void *payload, const mock_route *rt, const mock_request *req)
 {
-	mock_control *c = api->ctl;
-	if (!c || !mock_controllers_enabled(c->controllers, MOCK_CONTROLLER_GARBAGE_COLLECTOR) ||
+	mock_control *c = payload;
+	mock_api *api = c->api;
+	if (!mock_controllers_enabled(c->controllers, MOCK_CONTROLLER_GARBAGE_COLLECTOR) ||
 	    rt->type != MOCK_ROUTE_OBJECT || rt->subresource[0])
 		return;
 	json_object *opts = req->body && req->body_len ? json_tokener_parse(req->body) : NULL;
@@ -463,71 +482,8 @@ void mock_control_before_delete(mock_api *api, const mock_route *rt, const mock_
 	json_object_put(opts);
 }
 
-void mock_control_after_delete(mock_api *api)
+static void after_delete(void *payload)
 {
-	if (api->ctl)
-		mock_controllers_kick(api->ctl->controllers);
-}
-
-/* ------------------------------------------------------------------------
- * The C entry points of mockapi.h */
-
-int mock_server_add_fault(char **id_out, mock_server *s, const char *json, nl_err *err)
-{
-	mock_control *c = mock_server_api(s)->ctl;
-	json_object *spec = NULL;
-	mock_fault *f = NULL;
-	char id[MOCK_FAULT_ID_MAX];
-	if (!json || nl_doc_parse_one(&spec, json, strlen(json), "fault", err) != 0)
-		return json ? NL_EPARSE : nl_err_set(err, NL_EINVAL, "no fault given");
-	int rc = mock_fault_parse(&f, spec, err);
-	json_object_put(spec);
-	if (rc != 0)
-		return rc;
-	rc = mock_faults_add(c->faults, f, id);
-	if (rc == NL_EEXISTS)
-		return nl_err_set(err, rc, "id: a fault named that already exists");
-	if (rc != 0)
-		return nl_err_set(err, rc, "at most %d faults may exist at once", MOCK_FAULTS_MAX);
-	if (!id_out)
-		return 0;
-	char *copy = strdup(id);
-	if (!copy) {
-		mock_faults_remove(NULL, c->faults, id);
-		return nl_err_set(err, NL_ENOMEM, "out of memory");
-	}
-	*id_out = copy;
-	return 0;
-}
-
-int mock_server_remove_fault(mock_server *s, const char *id)
-{
-	mock_control *c = mock_server_api(s)->ctl;
-	if (!id) {
-		mock_faults_clear(NULL, c->faults);
-		return 0;
-	}
-	return mock_faults_remove(NULL, c->faults, id);
-}
-
-int mock_server_journal(char **out, mock_server *s, uint64_t since)
-{
-	json_object *o = mock_journal_to_json(mock_server_api(s)->ctl->journal, since);
-	const char *text = o ? nl_json_compact(o, NULL) : NULL;
-	char *copy = text ? strdup(text) : NULL;
-	json_object_put(o);
-	if (!copy)
-		return NL_ENOMEM;
-	*out = copy;
-	return 0;
-}
-
-int mock_server_reset(mock_server *s, nl_err *err)
-{
-	return mock_control_reset(mock_server_api(s), err);
-}
-
-int mock_server_tick(mock_server *s)
-{
-	return mock_controllers_tick(mock_server_api(s)->ctl->controllers);
+	mock_control *c = payload;
+	mock_controllers_kick(c->controllers);
 }

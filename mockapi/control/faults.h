@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "api/route.h"
+#include "core/request.h"
 
 #define MOCK_FAULT_ID_MAX 64
 /* Faults kept at once (exhausted ones count until removed or purged). */
@@ -29,8 +30,8 @@
 /* Longest delay a fault may ask for: ten minutes. */
 #define MOCK_FAULT_MAX_DELAY_MS 600000
 
-/* What a watch fault asks the watch stream to do. The fault gate puts it in
- * mock_request.watch_fault (internal.h) for the watch handler:
+/* What a watch fault asks the watch stream to do (mock_watch_fault,
+ * core/request.h); the fault gate puts it in mock_request.watch_fault:
  * - close_after_events N > 0: end the stream cleanly after N events (initial
  *   ADDED events count; bookmarks do not);
  * - expire: answer 200 and send one ERROR event carrying the 410 Expired
@@ -38,11 +39,6 @@
  * - stall: answer 200, then send nothing (no events, no bookmarks) until the
  *   client goes away or the server stops.
  * Exactly one of them is set. */
-typedef struct mock_watch_fault {
-	unsigned close_after_events;
-	int expire;
-	int stall;
-} mock_watch_fault;
 
 typedef enum {
 	MOCK_FAULT_DELAY_ONLY, /* delay, then the real handling */

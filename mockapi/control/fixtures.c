@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/route.h"
+#include "storage/store.h"
 
 /* Send one request through the API as a client would. */
 static int call(mock_api *api, const char *method, const char *path, const char *body, size_t len,

@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 #include <nodelet/errors.h>
 
-#include "core/request.h"
+#include "handlers/api.h"
 
 /* Create default, kube-system, kube-public and kube-node-lease. */
 int mock_fixtures_seed(mock_api *api, nl_err *err);

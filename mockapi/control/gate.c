@@ -1,4 +1,5 @@
-/* The fault gate and the delay timer (gate.h). */
+/* The fault gate (gate.h): faults decided and answered, the journal entry
+ * written, around every request. */
 #include "gate.h"
 
 #include <json-c/json.h>
@@ -12,25 +13,8 @@
 
 #include "control.h"
 #include "core/log.h"
+#include "delays.h"
 #include "journal.h"
-
-/* ------------------------------------------------------------------------
- * Delays: a sorted list of suspended connections and one timer thread */
-
-typedef struct delay {
-	struct delay *next;
-	int64_t due; /* monotonic microseconds */
-	struct MHD_Connection *conn;
-} delay;
-
-struct mock_delays {
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* CLOCK_MONOTONIC */
-	delay *head;
-	int stop;
-	pthread_t thread;
-	int started;
-};
 
 static int64_t mono_usec(void)
 {
@@ -39,121 +23,10 @@ static int64_t mono_usec(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void resume_head_locked(mock_delays *d)
-{
-	delay *e = d->head;
-	d->head = e->next;
-	MHD_resume_connection(e->conn);
-	free(e);
-}
-
-static void *delay_thread(void *arg)
-{
-	mock_delays *d = arg;
-	pthread_mutex_lock(&d->lock);
-	while (!d->stop) {
-		if (!d->head) {
-			pthread_cond_wait(&d->cond, &d->lock);
-			continue;
-		}
-		int64_t now = mono_usec();
-		if (d->head->due <= now) {
-			resume_head_locked(d);
-			continue;
-		}
-		struct timespec until = {(time_t)(d->head->due / 1000000),
-		                         (long)(d->head->due % 1000000) * 1000};
-		pthread_cond_timedwait(&d->cond, &d->lock, &until);
-	}
-	while (d->head)
-		resume_head_locked(d);
-	pthread_mutex_unlock(&d->lock);
-	return NULL;
-}
-
-int mock_delays_new(mock_delays **out)
-{
-	pthread_condattr_t attr;
-	mock_delays *d = calloc(1, sizeof(*d));
-	if (!d)
-		return NL_ENOMEM;
-	if (pthread_condattr_init(&attr) != 0)
-		goto fail;
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	int rc = pthread_cond_init(&d->cond, &attr);
-	pthread_condattr_destroy(&attr);
-	if (rc != 0)
-		goto fail;
-	if (pthread_mutex_init(&d->lock, NULL) != 0) {
-		pthread_cond_destroy(&d->cond);
-		goto fail;
-	}
-	if (pthread_create(&d->thread, NULL, delay_thread, d) != 0) {
-		pthread_mutex_destroy(&d->lock);
-		pthread_cond_destroy(&d->cond);
-		goto fail;
-	}
-	d->started = 1;
-	*out = d;
-	return 0;
-fail:
-	free(d);
-	return NL_ERROR;
-}
-
-/* Suspend conn for ms; 0, or -1 when the caller must go on at once
- * (shutting down, out of memory). Suspending and queueing happen under one
- * lock, so the timer cannot resume a connection not yet suspended. */
-static int delays_suspend(mock_delays *d, struct MHD_Connection *conn, unsigned ms)
-{
-	delay *e = d ? malloc(sizeof(*e)) : NULL;
-	if (!e)
-		return -1;
-	e->due = mono_usec() + (int64_t)ms * 1000;
-	e->conn = conn;
-	pthread_mutex_lock(&d->lock);
-	if (d->stop) {
-		pthread_mutex_unlock(&d->lock);
-		free(e);
-		return -1;
-	}
-	MHD_suspend_connection(conn);
-	delay **p = &d->head;
-	while (*p && (*p)->due <= e->due)
-		p = &(*p)->next;
-	e->next = *p;
-	*p = e;
-	pthread_cond_signal(&d->cond);
-	pthread_mutex_unlock(&d->lock);
-	return 0;
-}
-
-void mock_delays_shutdown(mock_delays *d)
-{
-	if (!d || !d->started)
-		return;
-	pthread_mutex_lock(&d->lock);
-	d->stop = 1;
-	pthread_cond_signal(&d->cond);
-	pthread_mutex_unlock(&d->lock);
-	pthread_join(d->thread, NULL);
-	d->started = 0;
-}
-
-void mock_delays_free(mock_delays *d)
-{
-	if (!d)
-		return;
-	mock_delays_shutdown(d);
-	pthread_mutex_destroy(&d->lock);
-	pthread_cond_destroy(&d->cond);
-	free(d);
-}
-
 /* ------------------------------------------------------------------------
  * Fault answers */
 
-static void status_answer(mock_api *api, const mock_gate_req *g, const mock_request *req,
+static void status_answer(mock_control *ctl, const mock_gate_req *g, const mock_request *req,
                           mock_response *resp)
 {
 	const mock_fault_hit *h = &g->hit;
@@ -164,13 +37,13 @@ static void status_answer(mock_api *api, const mock_gate_req *g, const mock_requ
 	}
 	mock_response_status(
 	    resp, mock_fault_status(h, &g->attrs, mock_request_query(req, "resourceVersion"),
-	                            mock_store_rv(api->store), api->opts->max_body));
+	                            mock_store_rv(ctl->api->store), ctl->api->opts->max_body));
 }
 
 /* The body a truncate or malformed fault corrupts: the real answer of a
  * read, or for a write what a GET of the same URL answers, so the store
  * stays unchanged. */
-static void read_answer(mock_api *api, const mock_request *req, mock_response *resp)
+static void read_answer(mock_control *ctl, const mock_request *req, mock_response *resp)
 {
 	mock_request r = *req;
 	if (strcmp(r.method, "GET") != 0) {
@@ -180,7 +53,7 @@ static void read_answer(mock_api *api, const mock_request *req, mock_response *r
 		r.body_len = 0;
 		r.body_too_large = 0;
 	}
-	mock_api_handle(api, &r, resp);
+	mock_api_handle(ctl->api, &r, resp);
 }
 
 static void malform(mock_response *resp, const char *literal)
@@ -201,13 +74,12 @@ static void malform(mock_response *resp, const char *literal)
 	resp->body.data[keep] = '\0';
 }
 
-static void start(mock_api *api, mock_gate_req *g, mock_request *req)
+static void start(mock_control *ctl, mock_gate_req *g, mock_request *req)
 {
-	mock_control *ctl = api->ctl;
 	g->entered = 1;
 	g->start_mono = mono_usec();
 	g->start_usec = mock_control_now(ctl);
-	g->control = mock_control_is_control_path(api, req->path);
+	g->control = mock_control_is_control_path(ctl, req->path);
 	if (g->control)
 		return;
 	if (req->attrs)
@@ -223,18 +95,18 @@ static void start(mock_api *api, mock_gate_req *g, mock_request *req)
 		MOCK_LOG_V(2, "fault %s fires for %s %s", g->hit.id, req->method, req->path);
 }
 
-mock_gate_step mock_gate_enter(mock_api *api, mock_gate_req *g, struct MHD_Connection *conn,
+mock_gate_step mock_gate_enter(mock_control *ctl, mock_gate_req *g, struct MHD_Connection *conn,
                                mock_request *req, mock_response *resp)
 {
-	if (!api->ctl)
+	if (!ctl)
 		return MOCK_GATE_HANDLE;
 	if (!g->entered)
-		start(api, g, req);
+		start(ctl, g, req);
 	if (!g->has_hit)
 		return MOCK_GATE_HANDLE;
 	if (g->hit.delay_ms && !g->resumed) {
 		g->resumed = 1;
-		if (delays_suspend(api->ctl->delays, conn, g->hit.delay_ms) == 0)
+		if (mock_delays_suspend(ctl->delays, conn, g->hit.delay_ms) == 0)
 			return MOCK_GATE_SUSPENDED;
 	}
 	switch (g->hit.kind) {
@@ -246,15 +118,15 @@ mock_gate_step mock_gate_enter(mock_api *api, mock_gate_req *g, struct MHD_Conne
 	case MOCK_FAULT_DROP:
 		return MOCK_GATE_DROP;
 	case MOCK_FAULT_STATUS:
-		status_answer(api, g, req, resp);
+		status_answer(ctl, g, req, resp);
 		return MOCK_GATE_ANSWERED;
 	case MOCK_FAULT_TRUNCATE:
-		read_answer(api, req, resp);
+		read_answer(ctl, req, resp);
 		resp->truncated = 1;
 		resp->truncate_at = g->hit.truncate;
 		return MOCK_GATE_ANSWERED;
 	case MOCK_FAULT_MALFORMED:
-		read_answer(api, req, resp);
+		read_answer(ctl, req, resp);
 		malform(resp, g->hit.malformed);
 		return MOCK_GATE_ANSWERED;
 	}
@@ -276,10 +148,10 @@ static void error_reason(char *out, size_t outlen, const mock_response *resp)
 	json_object_put(o);
 }
 
-void mock_gate_leave(mock_api *api, mock_gate_req *g, const mock_request *req,
+void mock_gate_leave(mock_control *ctl, mock_gate_req *g, const mock_request *req,
                      const mock_response *resp)
 {
-	if (!api->ctl || !g->entered || g->control || g->recorded || api->opts->journal_size == 0)
+	if (!ctl || !g->entered || g->control || g->recorded || ctl->api->opts->journal_size == 0)
 		return;
 	g->recorded = 1;
 	const char *keys[MOCK_MAX_QUERY], *values[MOCK_MAX_QUERY];
@@ -306,7 +178,7 @@ void mock_gate_leave(mock_api *api, mock_gate_req *g, const mock_request *req,
 	    .duration_usec = mono_usec() - g->start_mono,
 	    .fault = g->has_hit ? g->hit.id : NULL,
 	};
-	mock_journal_record(api->ctl->journal, &in);
+	mock_journal_record(ctl->journal, &in);
 	free(query);
 }
 

@@ -18,6 +18,7 @@
 #include "faults.h"
 
 struct MHD_Connection;
+struct mock_control;
 struct MHD_Response;
 
 /* Per-request state; lives in the server's per-connection context, zeroed
@@ -41,13 +42,14 @@ typedef enum {
 	MOCK_GATE_DROP,      /* close without answering: return MHD_NO */
 } mock_gate_step;
 
-/* Decide what happens to a complete request (called again after a delay).
+/* Decide what happens to a complete request (called again after a delay)
+ * with ctl's faults (control.h; NULL: no faults, no journal).
  * May set req->watch_fault. */
-mock_gate_step mock_gate_enter(mock_api *api, mock_gate_req *g, struct MHD_Connection *conn,
-                               mock_request *req, mock_response *resp);
+mock_gate_step mock_gate_enter(struct mock_control *ctl, mock_gate_req *g,
+                               struct MHD_Connection *conn, mock_request *req, mock_response *resp);
 /* Record the request in the journal once it is answered (resp) or dropped
  * (resp NULL). Idempotent. */
-void mock_gate_leave(mock_api *api, mock_gate_req *g, const mock_request *req,
+void mock_gate_leave(struct mock_control *ctl, mock_gate_req *g, const mock_request *req,
                      const mock_response *resp);
 /* Release per-request state (the server's completion callback). */
 void mock_gate_req_clear(mock_gate_req *g);
@@ -57,14 +59,5 @@ void mock_gate_req_clear(mock_gate_req *g);
  * resp->truncate_at; MHD then closes the connection. NULL when out of
  * memory. */
 struct MHD_Response *mock_gate_truncated_response(const mock_response *resp);
-
-/* The timer that resumes delayed connections. */
-typedef struct mock_delays mock_delays;
-int mock_delays_new(mock_delays **out);
-/* Resume every delayed connection now and stop delaying new ones; call
- * before the HTTP daemon stops (it must not stop with suspended
- * connections). Idempotent. */
-void mock_delays_shutdown(mock_delays *d);
-void mock_delays_free(mock_delays *d);
 
 #endif

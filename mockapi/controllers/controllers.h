@@ -13,7 +13,7 @@
 #include <nodelet/errors.h>
 #include <stdint.h>
 
-#include "mockapi.h"
+#include "core/options.h"
 #include "storage/store.h"
 
 #define MOCK_CONTROLLER_NODE_LIFECYCLE 1u

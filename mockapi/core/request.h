@@ -1,15 +1,12 @@
-/* Types shared by the server's files: a request as the router sees it
- * (independent of libmicrohttpd, so routing is unit-testable) and the
- * response it fills. */
-#ifndef MOCK_INTERNAL_H
-#define MOCK_INTERNAL_H
+/* What every layer of the mock passes around: a request as the handlers
+ * see it (independent of libmicrohttpd, so every layer is unit-testable)
+ * and the response they fill. */
+#ifndef MOCK_CORE_REQUEST_H
+#define MOCK_CORE_REQUEST_H
 
 #include <nodelet/buf.h>
 #include <nodelet/status.h>
 #include <stddef.h>
-
-#include "mockapi.h"
-#include "storage/store.h"
 
 typedef struct {
 	const char *key;
@@ -18,6 +15,14 @@ typedef struct {
 
 #define MOCK_MAX_QUERY 32
 #define MOCK_MAX_HEADERS 8
+
+/* How a watch stream should misbehave, when a fault says so: the fault
+ * schema (control/faults.h) decides, handlers/watch_request.c obeys. */
+typedef struct mock_watch_fault {
+	unsigned close_after_events;
+	int expire;
+	int stall;
+} mock_watch_fault;
 
 typedef struct {
 	const char *method; /* "GET", "PUT", ... */
@@ -32,10 +37,10 @@ typedef struct {
 	int body_too_large; /* the body exceeded the limit and was discarded */
 	/* If-None-Match, for ETag revalidation; may be NULL. */
 	const char *if_none_match;
-	/* Set by the fault gate (gate.h) when a watch fault fired for this
-	 * request; the watch handler honours it (faults.h). NULL otherwise. */
-	const struct mock_watch_fault *watch_fault;
-	/* Who sent it (access.h), set by the server when authentication or
+	/* Set by the fault gate (control/gate.h) when a watch fault fired for
+	 * this request; the watch handler honours it. NULL otherwise. */
+	const mock_watch_fault *watch_fault;
+	/* Who sent it (auth/access.h), set by the server when authentication or
 	 * authorization is configured: user name and groups (system:anonymous
 	 * for no credentials). user NULL: not checked (an internal request such
 	 * as fixtures, or a server without authentication). */
@@ -43,7 +48,7 @@ typedef struct {
 	const char *const *groups;
 	size_t ngroups;
 	int unauthenticated; /* credentials were presented and refused: 401 */
-	/* The path's route and the request's audit attributes (router.h), when
+	/* The path's route and the request's audit attributes (api/route.h), when
 	 * the caller has them: the server computes both once per request for
 	 * the access check, faults, journal, metrics and dispatch. NULL: each
 	 * computes them from path and method. Whoever changes path or method in
@@ -62,34 +67,15 @@ typedef struct {
 	 * Cache-Control here replaces the default "no-cache, private". */
 	char headers[512];
 	/* A truncate fault: announce the whole body, send truncate_at bytes of
-	 * it, then close the connection (gate.h). */
+	 * it, then close the connection (control/gate.h). */
 	int truncated;
 	size_t truncate_at;
-	/* A watch stream (watch.h) served instead of body; freed with the
-	 * response unless the server takes it (then set to NULL). */
-	struct mock_watcher *watch;
+	/* A stream served instead of body (a watcher, watch/watch.h), freed with
+	 * stream_free when the response is freed unsent; the server takes it
+	 * (then sets stream to NULL). */
+	void *stream;
+	void (*stream_free)(void *stream);
 } mock_response;
-
-struct mock_control;
-
-/* The state every handler reads. */
-typedef struct {
-	mock_store *store;
-	struct mock_persist *persist; /* --state-file, or NULL */
-	const mock_options *opts;
-	unsigned port;
-	/* Faults, journal, controllers and the control API (control.h); NULL
-	 * when the request path runs without a server (unit tests). */
-	struct mock_control *ctl;
-	/* The watch hub (watch.h); NULL: watch answers 405 (unit tests). */
-	struct mock_watch_hub *watch;
-	/* TLS, authentication, authorization, limits (access.h); NULL: none
-	 * (unit tests). */
-	struct mock_access *access;
-	/* Request counts and latencies for /metrics (metrics.h); NULL: not
-	 * counted (unit tests, fixtures). */
-	struct mock_metrics *metrics;
-} mock_api;
 
 /* First value of a query parameter, or NULL. */
 const char *mock_request_query(const mock_request *req, const char *key);
@@ -108,13 +94,5 @@ void mock_response_warn(mock_response *resp, const char *text);
 /* Add a response header (ETag, Vary, Cache-Control, Location). Silently
  * dropped when resp->headers is full. */
 void mock_response_header(mock_response *resp, const char *name, const char *value);
-
-/* The server's request state (server.c), for the control API's C entry
- * points. Borrowed; lives as long as s. */
-mock_api *mock_server_api(mock_server *s);
-
-/* Route and handle one request (router.c). Never fails: every problem is an
- * HTTP answer in resp. */
-void mock_api_handle(mock_api *api, const mock_request *req, mock_response *resp);
 
 #endif

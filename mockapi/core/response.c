@@ -2,8 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/request.h"
-#include "watch/watch.h"
+#include "request.h"
 
 /* Large enough for any list the store can hold; responses are built in
  * memory, the cap only guards against runaway growth. */
@@ -28,8 +27,9 @@ void mock_response_init(mock_response *resp)
 void mock_response_free(mock_response *resp)
 {
 	nl_buf_free(&resp->body);
-	mock_watch_close(resp->watch);
-	resp->watch = NULL;
+	if (resp->stream && resp->stream_free)
+		resp->stream_free(resp->stream);
+	resp->stream = NULL;
 }
 
 void mock_response_status(mock_response *resp, nl_status *st)

@@ -479,10 +479,10 @@ void mock_negotiate_finish(const mock_negotiated *neg, const mock_route *rt,
                            const mock_request *req, mock_response *resp)
 {
 	if (rt && rt->res && neg->as != MOCK_AS_NONE && neg->as != MOCK_AS_DISCOVERY &&
-	    resp->code == 200 && strcmp(req->method, "GET") == 0 && !is_watch(req) && !resp->watch)
+	    resp->code == 200 && strcmp(req->method, "GET") == 0 && !is_watch(req) && !resp->stream)
 		convert(neg, rt, req, resp);
 	/* A watch streams JSON (YAML has no stream serializer). */
-	if (neg->media == MOCK_MEDIA_YAML && !resp->watch &&
+	if (neg->media == MOCK_MEDIA_YAML && !resp->stream &&
 	    strcmp(resp->content_type, "application/json") == 0)
 		to_yaml(resp);
 }

@@ -248,7 +248,8 @@ nl_status *mock_write_prepare(json_object *obj, json_object *old, void *payload)
 	mock_write_ctx *c = payload;
 	/* NodeRestriction (access.h) sees the object as sent, before the
 	 * endpoint's resets, as admission precedes the strategy upstream. */
-	nl_status *denied = mock_access_admit(c->api, c->req, c->r, c->name, obj, old);
+	nl_status *denied =
+	    mock_access_admit(c->api ? c->api->access : NULL, c->req, c->r, c->name, obj, old);
 	if (denied)
 		return denied;
 	if (old && c->r->has_status) {

@@ -4,6 +4,7 @@
 
 #include <nodelet/time.h>
 
+#include "api.h"
 #include "api/route.h"
 #include "core/request.h"
 
@@ -19,6 +20,16 @@ void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request 
                         mock_response *resp);
 void mock_handle_delete_collection(mock_api *api, const mock_route *rt, const mock_request *req,
                                    mock_response *resp);
+/* GET <collection>?watch=true (watch_request.c): validate like the
+ * apiserver, take the snapshot, open a watcher and make it resp->stream.
+ * Errors before the stream starts are ordinary HTTP answers. */
+void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *req,
+                       mock_response *resp);
+/* For a LIST: resourceVersionMatch=Exact with a resourceVersion older than
+ * the watch history → NL_EGONE and the 410 Status in *st (caller frees). */
+int mock_watch_check_list(mock_api *api, const mock_route *rt, const mock_request *req,
+                          nl_status **st);
+
 /* PATCH: merge, JSON, strategic merge and server-side apply (patch_handler.c). */
 void mock_handle_patch(mock_api *api, const mock_route *rt, const mock_request *req,
                        mock_response *resp);
@@ -46,8 +57,5 @@ void mock_write_ctx_init(mock_write_ctx *c, mock_api *api, const mock_route *rt,
 /* The write hook of create, update and patch (payload: mock_write_ctx):
  * the endpoint's resets, defaults, managedFields, validation. */
 nl_status *mock_write_prepare(json_object *obj, json_object *old, void *payload);
-
-/* Discovery and server-info endpoints (discovery.c); returns 1 when handled. */
-int mock_handle_discovery(mock_api *api, const mock_request *req, mock_response *resp);
 
 #endif

@@ -14,7 +14,7 @@
 #include "handlers.h"
 #include "patch/apply.h"
 #include "patch/patch.h"
-#include "patch/patch_internal.h"
+#include "storage/store.h"
 #include "write_request.h"
 
 /* GuaranteedUpdate retries as long as the object keeps changing; a bound
@@ -227,9 +227,9 @@ static nl_status *patch_invalid(const patch_req *p, json_object *patched, const 
 	nl_buf_init(&b, 0);
 	nl_buf_adds(&b, "Invalid value: ");
 	if (p->type == PT_STRATEGIC) {
-		mock__patch_govalue g = {.len = 0};
-		mock__patch_gv_value(&g, p->patch);
-		add_go_quoted(&b, g.buf);
+		char v[200];
+		mock_patch_go_value(v, sizeof(v), p->patch);
+		add_go_quoted(&b, v);
 	} else {
 		add_go_quoted(&b, patched ? nl_json_compact(patched, NULL) : "null");
 	}
@@ -248,10 +248,10 @@ static int decode_patched(patch_req *p, json_object **out, json_object *patched,
 {
 	nl_buf msg;
 	nl_buf_init(&msg, 64 * 1024);
-	int rc = mock__patch_is_object(patched) ? 0 : NL_EPARSE;
+	int rc = json_object_is_type(patched, json_type_object) ? 0 : NL_EPARSE;
 	if (rc)
 		nl_buf_printf(&msg, "json: cannot unmarshal %s into Go value of type struct",
-		              mock__patch_go_json_kind(patched));
+		              mock_patch_go_json_kind(patched));
 	else
 		rc = mock_decode_typed(out, p->rt->res, patched, p->req, p->resp, &msg);
 	if (rc == NL_EPARSE || rc == NL_EBADREQUEST)

@@ -17,13 +17,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api.h"
 #include "api/validation.h"
 #include "auth/request_limits.h"
-#include "control/faults.h"
 #include "core/log.h"
 #include "encoding/negotiation.h"
 #include "encoding/table.h"
-#include "watch/watch_internal.h"
+#include "handlers.h"
+#include "storage/store.h"
+#include "watch/watch.h"
 
 /* The initial events are one in-memory batch, like a list response. */
 #define INITIAL_CAP (1024u * 1024u * 1024u)
@@ -110,7 +112,7 @@ static int64_t timeout_ms(const watch_query *q)
 	if (q->has_timeout && q->timeout_s != 0)
 		return q->timeout_s > 0 ? q->timeout_s * 1000 : -1;
 	/* Spread like the apiserver so many watchers do not reconnect at once. */
-	int64_t now = mock__watch_now_ms();
+	int64_t now = mock_watch_now_ms();
 	uint64_t x = (uint64_t)now * 6364136223846793005ULL + (uint64_t)(uintptr_t)q;
 	x ^= x >> 29;
 	return MIN_REQUEST_TIMEOUT_MS + (int64_t)(x % (uint64_t)MIN_REQUEST_TIMEOUT_MS);
@@ -118,7 +120,7 @@ static int64_t timeout_ms(const watch_query *q)
 
 typedef struct {
 	nl_buf *lines;
-	const watch_encoder *enc;
+	const mock_watch_spec *spec;
 	uint64_t count;
 	uint64_t limit; /* 0: no limit */
 } snapshot_ctx;
@@ -129,7 +131,7 @@ static int add_initial(const char *json, size_t len, void *payload)
 	if (c->limit && c->count == c->limit)
 		return 0;
 	c->count++;
-	return mock__watch_add_line(c->lines, c->enc, "ADDED", json, len);
+	return mock_watch_spec_line(c->lines, c->spec, "ADDED", json, len);
 }
 
 /* Selectors as for a list; 400 with the parser's message. */
@@ -150,8 +152,7 @@ static nl_status *starting_point(mock_watch_spec *spec, nl_buf *lines, nl_status
                                  mock_api *api, const watch_query *q)
 {
 	mock_list_opts o = {.ns = spec->ns, .labels = spec->labels, .fields = spec->fields};
-	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL};
-	snapshot_ctx c = {lines, &enc, 0, spec->limited ? spec->events_left : 0};
+	snapshot_ctx c = {lines, spec, 0, spec->limited ? spec->events_left : 0};
 	nl_status *st = NULL;
 	uint64_t n = 0, at = 0;
 	if (nl_rv_parse(&n, q->rv) != 0) {
@@ -179,7 +180,7 @@ static nl_status *starting_point(mock_watch_spec *spec, nl_buf *lines, nl_status
 	if (initial) {
 		spec->rv = at;
 		if (q->send_initial == 1 && q->bookmarks &&
-		    mock__watch_add_bookmark(lines, &enc, at, 1) != 0)
+		    mock_watch_spec_bookmark(lines, spec, at, 1) != 0)
 			return nl_status_internal("out of memory");
 	} else if (q->send_initial == 0 && n == 0) {
 		spec->rv = at; /* no initial state and any resourceVersion: from now */
@@ -265,6 +266,12 @@ static void spec_release(mock_watch_spec *spec)
 	spec->encode_free = NULL;
 }
 
+/* A watcher as a response's stream (core/request.h). */
+static void close_watcher(void *w)
+{
+	mock_watch_close(w);
+}
+
 void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *req,
                        mock_response *resp)
 {
@@ -278,7 +285,10 @@ void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *
 		mock_response_status(resp, nl_status_method_not_allowed());
 		return;
 	}
-	if (!mock_limits_admit_watch(api, resp)) /* --max-watches: 429 */
+	/* --max-watches: 429. Counted before the watcher registers, so
+	 * concurrent admissions overshoot by at most the worker threads. */
+	if (!mock_limits_admit_watch(api->opts->max_watches, mock_watch_hub_count(api->watch),
+	                             resp))
 		return;
 	nl_buf_init(&lines, INITIAL_CAP);
 	nl_status *st = parse_query(&q, req);
@@ -301,7 +311,8 @@ void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *
 	} else {
 		resp->code = 200;
 		resp->content_type = "application/json";
-		resp->watch = w;
+		resp->stream = w;
+		resp->stream_free = close_watcher;
 	}
 	nl_status_free(stream_err);
 	spec_release(&spec);

@@ -4,63 +4,12 @@
 #include "write_request.h"
 
 #include <nodelet/doc.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api/schema.h"
 
 #define OPTIONS_GROUP "meta.k8s.io"
-
-/* ------------------------------------------------------------------------
- * The body parser, one per thread: freed when the thread ends (the
- * server's worker threads); the main thread's stays for the process. */
-
-static pthread_key_t parser_key;
-static pthread_once_t parser_once = PTHREAD_ONCE_INIT;
-static int parser_key_ok;
-
-static void parser_free(void *tok)
-{
-	json_tokener_free(tok);
-}
-
-static void parser_key_init(void)
-{
-	parser_key_ok = pthread_key_create(&parser_key, parser_free) == 0;
-}
-
-static struct json_tokener *thread_parser(int *owned)
-{
-	struct json_tokener *tok = NULL;
-	*owned = 0;
-	pthread_once(&parser_once, parser_key_init);
-	if (parser_key_ok && (tok = pthread_getspecific(parser_key)) != NULL) {
-		json_tokener_reset(tok);
-		return tok;
-	}
-	tok = json_tokener_new_ex(NL_DOC_MAX_DEPTH);
-	if (tok && (!parser_key_ok || pthread_setspecific(parser_key, tok) != 0))
-		*owned = 1; /* cannot keep it: free after this call */
-	return tok;
-}
-
-int mock_parse_body(json_object **out, const char *body, size_t len, enum json_tokener_error *err,
-                    size_t *end)
-{
-	int owned = 0;
-	struct json_tokener *tok = len <= INT32_MAX ? thread_parser(&owned) : NULL;
-	if (!tok)
-		return NL_ENOMEM;
-	*out = json_tokener_parse_ex(tok, body, (int)len);
-	*err = json_tokener_get_error(tok);
-	*end = json_tokener_get_parse_end(tok);
-	/* Drop what a failed parse left on the parser's stack now. */
-	json_tokener_reset(tok);
-	if (owned)
-		json_tokener_free(tok);
-	return 0;
-}
 
 static int strict(const mock_request *req)
 {

@@ -11,18 +11,8 @@
 #include <nodelet/status.h>
 
 #include "api/resources.h"
+#include "core/json.h"
 #include "core/request.h"
-
-/* Parse a request body of len bytes as one JSON value with a parser of
- * NL_DOC_MAX_DEPTH levels (what the API accepts), as json_tokener_parse_ex:
- * *out gets the value (new reference; NULL on a syntax error, and non-NULL
- * with trailing bytes when *end < len), *err the parser's verdict and *end
- * how many bytes it used. The parser is kept per thread and reset per
- * call: a fresh one allocates and zeroes ~40 KiB, which was a quarter of an
- * update's CPU time (docs/performance.md). 0, or NL_ENOMEM without a
- * parser. */
-int mock_parse_body(json_object **out, const char *body, size_t len, enum json_tokener_error *err,
-                    size_t *end);
 
 /* fieldManager is at most this long (FieldManagerMaxLength). */
 #define MOCK_FIELD_MANAGER_MAX 128

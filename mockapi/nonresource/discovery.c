@@ -2,14 +2,16 @@
  * /version and the health endpoints. Everything is derived from the
  * resource table and mock_route_allows, so discovery lists exactly what is
  * served. */
+#include "discovery.h"
+
 #include <stdio.h>
 #include <string.h>
 
 #include "aggregated.h"
 #include "api/route.h"
+#include "core/options.h"
 #include "core/request.h"
 #include "encoding/negotiation.h"
-#include "handlers/handlers.h"
 #include "health.h"
 #include "openapi.h"
 
@@ -209,7 +211,7 @@ static int count_slashes(const char *p)
 	return n;
 }
 
-int mock_handle_discovery(mock_api *api, const mock_request *req, mock_response *resp)
+int mock_handle_discovery(unsigned port, const mock_request *req, mock_response *resp)
 {
 	const char *p = req->path;
 	json_object *doc = NULL;
@@ -226,7 +228,7 @@ int mock_handle_discovery(mock_api *api, const mock_request *req, mock_response 
 	if (path_is(p, "/version"))
 		doc = version_info();
 	else if (path_is(p, "/api"))
-		doc = api_versions(api->port);
+		doc = api_versions(port);
 	else if (path_is(p, "/apis"))
 		doc = api_group_list();
 	else if (path_is(p, "/api/v1"))

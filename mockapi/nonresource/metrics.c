@@ -387,7 +387,8 @@ int mock_metrics_render(nl_buf *out, mock_metrics *m, size_t watchers, mock_stor
 	return rc;
 }
 
-int mock_metrics_handle(mock_api *api, const mock_request *req, mock_response *resp)
+int mock_metrics_handle(mock_metrics *m, mock_store *store, mock_watch_hub *watch,
+                        const mock_request *req, mock_response *resp)
 {
 	if (strcmp(req->path, "/metrics") != 0)
 		return 0;
@@ -397,9 +398,7 @@ int mock_metrics_handle(mock_api *api, const mock_request *req, mock_response *r
 	}
 	nl_buf text;
 	nl_buf_init(&text, 0);
-	if (mock_metrics_render(&text, api->metrics,
-	                        api->watch ? mock_watch_hub_count(api->watch) : 0,
-	                        api->store) != 0) {
+	if (mock_metrics_render(&text, m, watch ? mock_watch_hub_count(watch) : 0, store) != 0) {
 		nl_buf_free(&text);
 		mock_response_status(resp, nl_status_internal("cannot render the metrics"));
 		return 1;

@@ -16,6 +16,7 @@
 #include "api/route.h"
 #include "core/request.h"
 #include "storage/store.h"
+#include "watch/watch.h"
 
 typedef struct mock_metrics mock_metrics;
 
@@ -59,8 +60,10 @@ void mock_metrics_observe_request(mock_metrics *m, const mock_request *req, int 
  * when store is not NULL, objects per resource. NL_ENOMEM. */
 int mock_metrics_render(nl_buf *out, mock_metrics *m, size_t watchers, mock_store *store);
 
-/* Answer GET /metrics (1: answered, 0: another path). Authorization has run
- * already (mock_api_handle), as for /healthz. */
-int mock_metrics_handle(mock_api *api, const mock_request *req, mock_response *resp);
+/* Answer GET /metrics (1: answered, 0: another path) with m's series, the
+ * open watches of watch and the objects of store (either may be NULL).
+ * Authorization has run already (mock_api_handle), as for /healthz. */
+int mock_metrics_handle(mock_metrics *m, mock_store *store, struct mock_watch_hub *watch,
+                        const mock_request *req, mock_response *resp);
 
 #endif

@@ -11,6 +11,7 @@
 #include "api/route.h"
 #include "api/schema.h"
 #include "core/etag.h"
+#include "core/options.h"
 #include "encoding/negotiation.h"
 
 #define META "io.k8s.apimachinery.pkg.apis.meta.v1."

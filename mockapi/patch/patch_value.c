@@ -3,6 +3,7 @@
  * Every engine reads doc and patch without touching them, not even their
  * reference counts (stored objects may be read by other threads), and
  * builds its result from deep copies made here. */
+#include "patch.h"
 #include "patch_internal.h"
 
 #include <inttypes.h>
@@ -245,4 +246,16 @@ void mock__patch_gv_value(mock__patch_govalue *g, json_object *o)
 int mock__patch_oom(nl_err *err)
 {
 	return nl_err_set(err, NL_ENOMEM, "out of memory");
+}
+
+const char *mock_patch_go_json_kind(json_object *o)
+{
+	return mock__patch_go_json_kind(o);
+}
+
+void mock_patch_go_value(char *out, size_t outlen, json_object *o)
+{
+	mock__patch_govalue g = {.len = 0};
+	mock__patch_gv_value(&g, o);
+	snprintf(out, outlen, "%s", g.buf);
 }

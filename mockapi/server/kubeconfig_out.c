@@ -1,3 +1,5 @@
+/* --kubeconfig-out (kubeconfig_out.h): the kubeconfig text kubectl and
+ * client-go read, written crash-safe. */
 #include "kubeconfig_out.h"
 
 #include <nodelet/base64.h>
@@ -6,10 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth/access.h"
 #include "core/atomic_file.h"
-#include "core/request.h"
-#include "mockapi.h"
 
 #define MAX_KUBECONFIG (4u * 1024u * 1024u)
 
@@ -104,11 +103,4 @@ int mock_kubeconfig_write_creds(const char *path, const char *url,
 int mock_kubeconfig_write(const char *path, const char *url, nl_err *err)
 {
 	return mock_kubeconfig_write_creds(path, url, NULL, err);
-}
-
-int mock_server_write_kubeconfig(mock_server *s, const char *path, nl_err *err)
-{
-	mock_kubeconfig_creds creds;
-	mock_access_kubeconfig_creds(&creds, mock_server_api(s)->access);
-	return mock_kubeconfig_write_creds(path, mock_server_url(s), &creds, err);
 }

@@ -4,14 +4,7 @@
 
 #include <nodelet/errors.h>
 
-/* What to embed besides the server URL; every member may be NULL. PEM
- * texts are written base64-encoded as the *-data fields. */
-typedef struct {
-	const char *ca_pem;   /* certificate-authority-data */
-	const char *cert_pem; /* client-certificate-data (with key_pem) */
-	const char *key_pem;  /* client-key-data */
-	const char *token;    /* token, when there is no client certificate */
-} mock_kubeconfig_creds;
+#include "auth/access.h"
 
 /* Write a kubeconfig for server url to path, crash-safe (temp file in the
  * same directory, fsync, rename) and mode 0600. NL_EIO with errno text. */

@@ -24,15 +24,9 @@
 #include "mockapi.h"
 #include "nonresource/metrics.h"
 #include "reply_cache.h"
+#include "server_internal.h"
 #include "storage/persist.h"
 #include "watch/watch.h"
-
-struct mock_server {
-	mock_options opts;
-	mock_api api;
-	struct MHD_Daemon *daemon;
-	char url[128];
-};
 
 /* Per-request state kept by MHD between calls of the access handler. */
 typedef struct {
@@ -138,7 +132,7 @@ static void add_extra_headers(struct MHD_Response *r, const char *lines)
  * worker's last one (reply_cache.h). */
 static int reply_reusable(const mock_request *req, const mock_response *resp)
 {
-	return resp->code == 200 && !resp->watch && !resp->truncated && resp->body.data &&
+	return resp->code == 200 && !resp->stream && !resp->truncated && resp->body.data &&
 	       !resp->headers[0] && !resp->warning[0] && resp->retry_after <= 0 &&
 	       strcmp(resp->content_type, "application/json") == 0 && req->method &&
 	       strcmp(req->method, "GET") == 0;
@@ -156,10 +150,10 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, const mock_req
 		if (r)
 			return MHD_queue_response(conn, 200, r);
 	}
-	if (resp->watch) {
+	if (resp->stream) {
 		/* A watch streams from the hub; the response owns the watcher. */
-		r = mock_watch_mhd_response(resp->watch, conn);
-		resp->watch = NULL;
+		r = mock_watch_mhd_response(resp->stream, conn);
+		resp->stream = NULL;
 	} else if (resp->truncated) {
 		r = mock_gate_truncated_response(resp);
 	} else if (resp->body.data) {
@@ -208,19 +202,19 @@ static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection 
 	mock_response_init(&resp);
 	/* Authentication and the in-flight limit (access.h); a 429 goes out
 	 * before faults and the journal, as from the apiserver's filter. */
-	if (mock_access_enter(&c->access, &s->api, conn, req, &resp) != 0) {
+	if (mock_access_enter(&c->access, s->api.access, conn, req, &resp) != 0) {
 		mock_metrics_observe_request(s->api.metrics, req, resp.code,
 		                             mock_metrics_now() - c->t0);
 		enum MHD_Result sent = send_response(conn, req, &resp);
 		mock_response_free(&resp);
 		return sent;
 	}
-	switch (mock_gate_enter(&s->api, &c->gate, conn, req, &resp)) {
+	switch (mock_gate_enter(s->ctl, &c->gate, conn, req, &resp)) {
 	case MOCK_GATE_SUSPENDED:
 		mock_response_free(&resp);
 		return MHD_YES;
 	case MOCK_GATE_DROP:
-		mock_gate_leave(&s->api, &c->gate, req, NULL);
+		mock_gate_leave(s->ctl, &c->gate, req, NULL);
 		mock_response_free(&resp);
 		return MHD_NO;
 	case MOCK_GATE_HANDLE:
@@ -235,7 +229,7 @@ static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection 
 	/* Journaled before sending: send_response hands the body (an error's
 	 * reason, for the journal) to MHD. The client sees the answer only
 	 * after this returns, so the entry is there when it does. */
-	mock_gate_leave(&s->api, &c->gate, req, &resp);
+	mock_gate_leave(s->ctl, &c->gate, req, &resp);
 	enum MHD_Result ret = send_response(conn, req, &resp);
 	mock_response_free(&resp);
 	return ret;
@@ -309,9 +303,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (!c)
 		return;
 	/* A client that gave up during a delay still leaves its entry. */
-	mock_gate_leave(&s->api, &c->gate, &c->req, NULL);
+	mock_gate_leave(s->ctl, &c->gate, &c->req, NULL);
 	mock_gate_req_clear(&c->gate);
-	mock_access_req_clear(&c->access, &s->api);
+	mock_access_req_clear(&c->access, s->api.access);
 	nl_buf_free(&c->body);
 	ctx_free(c);
 	*con_cls = NULL;
@@ -339,10 +333,10 @@ static int open_state(mock_server *s, int *restored, nl_err *err)
 	po.sync = (mock_sync_mode)s->opts.sync_writes;
 	po.sync_interval_ms = s->opts.sync_interval_ms;
 	po.discard_bad_state = s->opts.discard_bad_state;
-	int rc = mock_persist_open(&s->api.persist, s->api.store, &po, err);
+	int rc = mock_persist_open(&s->persist, s->api.store, &po, err);
 	if (rc != 0)
 		return rc;
-	mock_persist_stats_get(s->api.persist, &st);
+	mock_persist_stats_get(s->persist, &st);
 	*restored = st.restored;
 	if (st.restored && s->opts.nfixtures)
 		MOCK_LOG_V(0, "state restored from %s: --fixtures not loaded again",
@@ -381,10 +375,10 @@ int mock_server_new(mock_server **out, const mock_options *o, nl_err *err)
 		rc = mock_fixtures_load_file(&s->api, o->fixtures[i], err);
 	/* After seeding: the control state snapshots the seeded store. */
 	if (rc == 0)
-		rc = mock_control_new(&s->api.ctl, &s->api, err);
+		rc = mock_control_new(&s->ctl, &s->api, err);
 	if (rc != 0) {
 		mock_watch_hub_free(s->api.watch);
-		mock_persist_close(s->api.persist);
+		mock_persist_close(s->persist);
 		mock_store_free(s->api.store);
 		mock_access_free(s->api.access);
 		mock_metrics_free(s->api.metrics);
@@ -442,7 +436,7 @@ int mock_server_start(mock_server *s, nl_err *err)
 	snprintf(s->url, sizeof(s->url), "%s://%s%s%s:%u",
 	         mock_access_https(s->api.access) ? "https" : "http", v6 ? "[" : "",
 	         s->opts.bind_address, v6 ? "]" : "", s->api.port);
-	int rc = mock_control_start(s->api.ctl, err);
+	int rc = mock_control_start(s->ctl, err);
 	if (rc != 0) {
 		mock_server_stop(s);
 		return rc;
@@ -465,11 +459,6 @@ struct mock_store *mock_server_store(mock_server *s)
 	return s->api.store;
 }
 
-mock_api *mock_server_api(mock_server *s)
-{
-	return &s->api;
-}
-
 size_t mock_server_watch_count(mock_server *s)
 {
 	return mock_watch_hub_count(s->api.watch);
@@ -482,7 +471,7 @@ void mock_server_stop(mock_server *s)
 		 * connections, and clients should see a clean end of stream. */
 		mock_watch_hub_stop(s->api.watch, 1000);
 		/* Delayed requests are suspended too: resume them first. */
-		mock_control_stop(s->api.ctl);
+		mock_control_stop(s->ctl);
 		MHD_stop_daemon(s->daemon);
 		s->daemon = NULL;
 	}
@@ -500,8 +489,7 @@ int mock_server_restart(mock_server *s, nl_err *err)
 	 * stay, as etcd and the test's setup would. */
 	mock_watch_hub_free(s->api.watch);
 	s->api.watch = NULL;
-	mock_delays_free(s->api.ctl->delays);
-	s->api.ctl->delays = NULL;
+	mock_control_forget_delays(s->ctl);
 	int rc = mock_watch_hub_new(&s->api.watch, s->api.store,
 	                            s->opts.watch_cache_size ? s->opts.watch_cache_size
 	                                                     : MOCK_WATCH_DEFAULT_CACHE_SIZE,
@@ -516,9 +504,9 @@ void mock_server_free(mock_server *s)
 	if (!s)
 		return;
 	mock_server_stop(s);
-	mock_control_free(s->api.ctl);
+	mock_control_free(s->ctl);
 	mock_watch_hub_free(s->api.watch);
-	mock_persist_close(s->api.persist); /* the clean-stop snapshot */
+	mock_persist_close(s->persist); /* the clean-stop snapshot */
 	mock_store_free(s->api.store);
 	mock_access_free(s->api.access);
 	mock_metrics_free(s->api.metrics);

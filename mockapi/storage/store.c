@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/uuid.h"
-#include "handlers/write_request.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define RV_BUFSZ 24
@@ -1017,7 +1017,7 @@ static int check_update_rv(const write_req *w, const obj_entry *e, const char *n
 }
 
 /* The stored object as a tree for the write hook, with the thread's parser
- * (write_request.h): allocating a parser per call cost ~10% of the parse,
+ * (core/json.h): allocating a parser per call cost ~10% of the parse,
  * and json_tokener_parse's depth of 32 is below what the API accepts.
  * NULL when out of memory. */
 static json_object *parse_stored(const obj_entry *e)

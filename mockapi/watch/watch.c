@@ -26,7 +26,7 @@
 /* Cap of one live event line (objects are below 3 MiB, the body limit). */
 #define LINE_CAP (16u * 1024u * 1024u)
 
-int64_t mock__watch_now_ms(void)
+int64_t mock_watch_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -258,10 +258,10 @@ static void deadline_ts(struct timespec *ts, int64_t at_ms)
 static void *hub_main(void *arg)
 {
 	mock_watch_hub *h = arg;
-	int64_t next_probe = mock__watch_now_ms() + PROBE_MS;
+	int64_t next_probe = mock_watch_now_ms() + PROBE_MS;
 	pthread_mutex_lock(&h->lock);
 	while (!h->quit) {
-		int64_t now = mock__watch_now_ms();
+		int64_t now = mock_watch_now_ms();
 		int probe = now >= next_probe;
 		if (probe)
 			next_probe = now + PROBE_MS;
@@ -274,7 +274,7 @@ static void *hub_main(void *arg)
 		/* Watchers that parked meanwhile lowered h->wake_at. */
 		wake_at = min64(wake_at, h->wake_at);
 		h->wake_at = wake_at;
-		if (!h->pending && !h->quit && mock__watch_now_ms() < wake_at) {
+		if (!h->pending && !h->quit && mock_watch_now_ms() < wake_at) {
 			struct timespec ts;
 			deadline_ts(&ts, wake_at);
 			pthread_cond_timedwait(&h->cond, &h->lock, &ts);
@@ -375,7 +375,7 @@ void mock_watch_hub_stop(mock_watch_hub *h, unsigned drain_ms)
 	resume_all(list);
 
 	struct timespec ts;
-	deadline_ts(&ts, mock__watch_now_ms() + drain_ms);
+	deadline_ts(&ts, mock_watch_now_ms() + drain_ms);
 	pthread_mutex_lock(&h->lock);
 	while (h->count > 0 && drain_ms > 0)
 		if (pthread_cond_timedwait(&h->drained, &h->lock, &ts) == ETIMEDOUT)
@@ -494,7 +494,7 @@ int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec
 		w->out = *initial;
 		nl_buf_init(initial, initial->cap);
 	}
-	int64_t now = mock__watch_now_ms();
+	int64_t now = mock_watch_now_ms();
 	w->deadline_ms = now + (spec->timeout_ms > 0 ? spec->timeout_ms : 0);
 	w->stall = spec->stall;
 	if (w->stall)
@@ -583,7 +583,7 @@ static ssize_t read_locked(mock_watcher *w, char *buf, size_t max)
 			return MOCK_WATCH_ABORT;
 		if (w->state == WATCH_ENDING || h->stopping)
 			return MOCK_WATCH_END;
-		int64_t now = mock__watch_now_ms();
+		int64_t now = mock_watch_now_ms();
 		if (now >= w->deadline_ms) {
 			w->state = WATCH_ENDING;
 			return MOCK_WATCH_END;

@@ -78,6 +78,19 @@ typedef struct {
 	void (*encode_free)(void *payload);
 } mock_watch_spec;
 
+/* The event lines of a stream for spec, as its watcher will write them
+ * (its kind and encoder): an event of type ("ADDED", …) for the object's
+ * JSON, and a BOOKMARK at rv (initial_end: the one that ends the initial
+ * events of sendInitialEvents). For the initial events a watch request
+ * gathers before mock_watch_open. 0 or NL_ENOMEM. */
+int mock_watch_spec_line(nl_buf *out, const mock_watch_spec *spec, const char *type,
+                         const char *json, size_t len);
+int mock_watch_spec_bookmark(nl_buf *out, const mock_watch_spec *spec, uint64_t rv,
+                             int initial_end);
+
+/* Monotonic milliseconds, the clock of stream timeouts and bookmarks. */
+int64_t mock_watch_now_ms(void);
+
 /* Register a watcher. initial (may be NULL) holds complete event lines sent
  * first (the synthetic ADDED events); its content is taken over and initial
  * is left empty. The selectors and the encoder's payload move into the
@@ -101,16 +114,6 @@ void mock_watch_attach(mock_watcher *w, void *conn, int fd, mock_watch_conn_fn p
 ssize_t mock_watch_read(mock_watcher *w, char *buf, size_t max);
 /* Unregister and free. NULL ok. */
 void mock_watch_close(mock_watcher *w);
-
-/* GET <collection>?watch=true (watch_request.c): validate like the
- * apiserver, take the snapshot, open a watcher and put it in resp->watch.
- * Errors before the stream starts are ordinary HTTP answers. */
-void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *req,
-                       mock_response *resp);
-/* For a LIST: resourceVersionMatch=Exact with a resourceVersion older than
- * the watch history → NL_EGONE and the 410 Status in *st (caller frees). */
-int mock_watch_check_list(mock_api *api, const mock_route *rt, const mock_request *req,
-                          nl_status **st);
 
 /* The MHD response that streams w (watch_mhd.c); takes w over (closed on
  * failure, then NULL). conn is the struct MHD_Connection. */

@@ -101,8 +101,6 @@ struct mock_watch_hub {
 	int thread_started;
 };
 
-/* Monotonic milliseconds. */
-int64_t mock__watch_now_ms(void);
 /* The ring event with sequence q, or NULL when it is not retained. */
 watch_event *mock__watch_ring_at(const watch_ring *g, uint64_t q);
 /* The oldest resourceVersion the ring can resume from. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/write_request.h"
+#include "core/json.h"
 #include "watch_internal.h"
 
 /* ------------------------------------------------------------------------
@@ -249,4 +249,17 @@ int mock__watch_next_line(mock_watcher *w, int64_t now)
 		return 1;
 	}
 	return 0;
+}
+
+int mock_watch_spec_line(nl_buf *out, const mock_watch_spec *spec, const char *type,
+                         const char *json, size_t len)
+{
+	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL};
+	return mock__watch_add_line(out, &enc, type, json, len);
+}
+
+int mock_watch_spec_bookmark(nl_buf *out, const mock_watch_spec *spec, uint64_t rv, int initial_end)
+{
+	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL};
+	return mock__watch_add_bookmark(out, &enc, rv, initial_end);
 }

@@ -35,7 +35,9 @@
 #include "control/control.h"
 #include "core/request.h"
 #include "fuzz.h"
+#include "handlers/api.h"
 #include "mockapi.h"
+#include "storage/store.h"
 
 #define MAX_REQUESTS 16
 #define MAX_BODY 8192 /* small, so that 413 is reachable */

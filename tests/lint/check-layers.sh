@@ -11,8 +11,9 @@
 #  2. no two files call into each other, directly or round a longer cycle,
 #     unless every file of the cycle includes one shared *_internal.h (one
 #     module split over several files);
-#  3. a public header (client/include/nodelet/*.h) belongs to the folder
-#     whose fragment installs it, and counts as that folder's.
+#  3. a header belongs to the folder whose fragment lists it (a public
+#     header in client/include/nodelet/ to the folder that installs it,
+#     mockapi/mockapi.h to mockapi/server), else to the folder holding it.
 # Prints each violation and exits 1 when there is any.
 set -u
 src=${1:?usage: check-layers.sh SRCDIR OBJECT...}
@@ -48,11 +49,11 @@ awk 'FNR == NR { if ($1 == "D") def[$2] = $3; next }
      }' "$tmp/syms" "$tmp/syms" >"$tmp/calls"
 
 # Includes: "<from> <header> <as written>", for every source of the folders.
-# A public header <nodelet/x.h> is the folder's whose fragment lists it.
+# A header is the folder's whose fragment lists it.
 (cd "$src" && for f in $(awk '!/^#/ && NF { print $1 }' "$rules"); do
 	ls "$f"/*.am 2>/dev/null
 done) | sort -u | while read -r am; do
-	grep -o 'client/include/nodelet/[a-z_0-9]*\.h' "$src/$am" | sed "s|^|$(dirname "$am") |"
+	grep -o '[A-Za-z_0-9/.-]*\.h' "$src/$am" | sed "s|^|$(dirname "$am") |"
 done >"$tmp/public"
 (cd "$src" && for f in $(awk '!/^#/ && NF { print $1 }' "$rules"); do
 	ls "$f"/*.c "$f"/*.h 2>/dev/null

@@ -6,7 +6,10 @@
 #include "../cu_main.h"
 #include "control/fixtures.h"
 #include "core/request.h"
+#include "handlers/api.h"
+#include "mockapi.h"
 #include "nonresource/aggregated.h"
+#include "storage/store.h"
 
 #define AGG_V2 "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 #define AGG_V2BETA1 "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"

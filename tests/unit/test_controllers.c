@@ -11,6 +11,9 @@
 #include "control/fixtures.h"
 #include "controllers/controllers.h"
 #include "core/request.h"
+#include "handlers/api.h"
+#include "mockapi.h"
+#include "storage/store.h"
 
 static void test_controllers__parse_like_kube_controller_manager(void)
 {

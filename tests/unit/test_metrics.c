@@ -241,19 +241,15 @@ static void test_metrics__series_are_capped(void)
 
 static void test_metrics__served_at_metrics(void)
 {
-	mock_api api;
-	mock_options opts;
-	memset(&api, 0, sizeof(api));
-	mock_options_init(&opts);
-	api.opts = &opts;
-	CU_ASSERT_EQUAL_FATAL(mock_metrics_new(&api.metrics), 0);
+	mock_metrics *m = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_new(&m), 0);
 	mock_request req;
 	memset(&req, 0, sizeof(req));
 	req.method = "GET";
 	req.path = "/metrics";
 	mock_response resp;
 	mock_response_init(&resp);
-	CU_ASSERT_EQUAL(mock_metrics_handle(&api, &req, &resp), 1);
+	CU_ASSERT_EQUAL(mock_metrics_handle(m, NULL, NULL, &req, &resp), 1);
 	CU_ASSERT_EQUAL(resp.code, 200);
 	CU_ASSERT_STRING_EQUAL(resp.content_type, "text/plain; version=0.0.4; charset=utf-8");
 	CU_ASSERT_PTR_NOT_NULL(strstr(resp.body.data, "# TYPE apiserver_request_total counter"));
@@ -261,15 +257,15 @@ static void test_metrics__served_at_metrics(void)
 
 	mock_response_init(&resp);
 	req.method = "POST";
-	CU_ASSERT_EQUAL(mock_metrics_handle(&api, &req, &resp), 1);
+	CU_ASSERT_EQUAL(mock_metrics_handle(m, NULL, NULL, &req, &resp), 1);
 	CU_ASSERT_EQUAL(resp.code, 405);
 	mock_response_free(&resp);
 
 	mock_response_init(&resp);
 	req.path = "/metricsx";
-	CU_ASSERT_EQUAL(mock_metrics_handle(&api, &req, &resp), 0);
+	CU_ASSERT_EQUAL(mock_metrics_handle(m, NULL, NULL, &req, &resp), 0);
 	mock_response_free(&resp);
-	mock_metrics_free(api.metrics);
+	mock_metrics_free(m);
 }
 
 static CU_TestInfo tests[] = {

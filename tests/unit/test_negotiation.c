@@ -8,6 +8,9 @@
 #include "control/fixtures.h"
 #include "core/request.h"
 #include "encoding/negotiation.h"
+#include "handlers/api.h"
+#include "mockapi.h"
+#include "storage/store.h"
 
 /* What kubectl 1.32 sends. */
 #define KUBECTL_GET                                                                                \

@@ -12,6 +12,9 @@
 #include "api/route.h"
 #include "control/fixtures.h"
 #include "core/request.h"
+#include "handlers/api.h"
+#include "mockapi.h"
+#include "storage/store.h"
 
 #define MERGE "application/merge-patch+json"
 #define SMP "application/strategic-merge-patch+json"

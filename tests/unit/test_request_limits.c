@@ -2,6 +2,7 @@
  * WithMaxInFlightLimit — separate budgets for reads (get, list) and
  * everything else, watches never counted, system:masters exempt, 0 = no
  * limit — and the throttle answer (429, Retry-After: 1, plain text). */
+#include <nodelet/errors.h>
 #include <string.h>
 
 #include "../cu_main.h"

@@ -6,6 +6,9 @@
 #include "api/route.h"
 #include "control/fixtures.h"
 #include "core/request.h"
+#include "handlers/api.h"
+#include "mockapi.h"
+#include "storage/store.h"
 
 static void test_routing__core_namespaced_paths(void)
 {

@@ -13,6 +13,9 @@
 #include "api/route.h"
 #include "control/faults.h"
 #include "core/request.h"
+#include "handlers/api.h"
+#include "mockapi.h"
+#include "storage/store.h"
 #include "watch/watch.h"
 
 static mock_store *store;
@@ -382,7 +385,7 @@ static void test_watch__bookmark_shape_per_kind(void)
 	mock_api_handle(&api, &req, &resp);
 	CU_ASSERT_EQUAL_FATAL(resp.code, 200);
 	ssize_t end;
-	char *text = drain(resp.watch, 4096, &end);
+	char *text = drain(resp.stream, 4096, &end);
 	char want[512];
 	snprintf(want, sizeof(want),
 	         "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Lease\",\"apiVersion\":"
@@ -397,7 +400,7 @@ static void test_watch__bookmark_shape_per_kind(void)
 	mock_response_init(&resp);
 	mock_api_handle(&api, &req, &resp);
 	CU_ASSERT_EQUAL_FATAL(resp.code, 200);
-	text = drain(resp.watch, 4096, &end);
+	text = drain(resp.stream, 4096, &end);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"kind\":\"Node\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"status\":{\"daemonEndpoints\":{\"kubeletEndpoint\":"
 	                                    "{\"Port\":0}},\"nodeInfo\":{\"machineID\":\"\""));
@@ -542,11 +545,11 @@ static void test_watch__handler_initial_added_then_live(void)
 	char q[] = "watch=true";
 	get(&resp, &api, "/api/v1/configmaps", q, NULL);
 	CU_ASSERT_EQUAL(resp.code, 200);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(resp.watch);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(resp.stream);
 	uint64_t rv = put_cm("b", "y", NULL, "2", MOCK_WRITE_UPDATE);
 	event ev[8];
 	ssize_t end;
-	size_t n = read_events(resp.watch, ev, 8, &end);
+	size_t n = read_events(resp.stream, ev, 8, &end);
 	CU_ASSERT_EQUAL_FATAL(n, 4);
 	/* Synthetic ADDED in key order (a/w, a/x, b/y), then the change. */
 	CU_ASSERT_STRING_EQUAL(ev[0].name, "w");
@@ -573,7 +576,7 @@ static void test_watch__handler_send_initial_events_end_bookmark(void)
 	CU_ASSERT_EQUAL_FATAL(resp.code, 200);
 	event ev[4];
 	ssize_t end;
-	CU_ASSERT_EQUAL_FATAL(read_events(resp.watch, ev, 4, &end), 2);
+	CU_ASSERT_EQUAL_FATAL(read_events(resp.stream, ev, 4, &end), 2);
 	CU_ASSERT_STRING_EQUAL(ev[0].type, "ADDED");
 	char want[256];
 	snprintf(want, sizeof(want),
@@ -589,7 +592,7 @@ static void test_watch__handler_send_initial_events_end_bookmark(void)
 	char q2[] = "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan";
 	get(&resp, &api, "/api/v1/namespaces/a/configmaps", q2, NULL);
 	CU_ASSERT_EQUAL_FATAL(resp.code, 200);
-	CU_ASSERT_EQUAL(read_events(resp.watch, ev, 4, &end), 1);
+	CU_ASSERT_EQUAL(read_events(resp.stream, ev, 4, &end), 1);
 	mock_response_free(&resp);
 
 	/* A resourceVersion the store has not reached: the stream is one
@@ -598,7 +601,7 @@ static void test_watch__handler_send_initial_events_end_bookmark(void)
 	            "resourceVersion=999999";
 	get(&resp, &api, "/api/v1/namespaces/a/configmaps", q3, NULL);
 	CU_ASSERT_EQUAL_FATAL(resp.code, 200);
-	CU_ASSERT_EQUAL_FATAL(read_events(resp.watch, ev, 4, &end), 1);
+	CU_ASSERT_EQUAL_FATAL(read_events(resp.stream, ev, 4, &end), 1);
 	CU_ASSERT_STRING_EQUAL(ev[0].type, "ERROR");
 	CU_ASSERT_PTR_NOT_NULL(strstr(ev[0].line, "Too large resource version: 999999"));
 	CU_ASSERT_EQUAL(end, MOCK_WATCH_END);
@@ -626,7 +629,7 @@ static void test_watch__handler_table_events_for_kubectl(void)
 	put_cm("a", "x", NULL, "2", MOCK_WRITE_UPDATE);
 	event ev[4];
 	ssize_t end;
-	CU_ASSERT_EQUAL_FATAL(read_events(resp.watch, ev, 4, &end), 2);
+	CU_ASSERT_EQUAL_FATAL(read_events(resp.stream, ev, 4, &end), 2);
 	json_object *first = json_tokener_parse(ev[0].line);
 	json_object *second = json_tokener_parse(ev[1].line);
 	CU_ASSERT_STRING_EQUAL(nl_json_get_string(first, "type"), "ADDED");
@@ -649,7 +652,7 @@ static void expect_status(mock_api *api, const char *path, const char *query, in
 	snprintf(q, sizeof(q), "%s", query);
 	get(&resp, api, path, q, NULL);
 	CU_ASSERT_EQUAL(resp.code, code);
-	CU_ASSERT_PTR_NULL(resp.watch);
+	CU_ASSERT_PTR_NULL(resp.stream);
 	json_object *o = json_tokener_parse(resp.body.data ? resp.body.data : "");
 	const char *m = nl_json_get_string(o, "message");
 	if (!m || strcmp(m, message) != 0)
@@ -737,25 +740,25 @@ static void test_watch__faults_shape_the_stream(void)
 	mock_watch_fault close2 = {.close_after_events = 2};
 	char q1[] = "watch=true";
 	get(&resp, &api, p, q1, &close2);
-	CU_ASSERT_EQUAL(read_events(resp.watch, ev, 8, &end), 2);
+	CU_ASSERT_EQUAL(read_events(resp.stream, ev, 8, &end), 2);
 	CU_ASSERT_EQUAL(end, MOCK_WATCH_END);
 	mock_response_free(&resp);
 
 	mock_watch_fault close5 = {.close_after_events = 5};
 	char q2[] = "watch=true";
 	get(&resp, &api, p, q2, &close5);
-	CU_ASSERT_EQUAL(read_events(resp.watch, ev, 8, &end), 3);
+	CU_ASSERT_EQUAL(read_events(resp.stream, ev, 8, &end), 3);
 	put_cm("a", "c0", NULL, "w", MOCK_WRITE_UPDATE);
 	put_cm("a", "c1", NULL, "w", MOCK_WRITE_UPDATE);
 	put_cm("a", "c2", NULL, "w", MOCK_WRITE_UPDATE);
-	CU_ASSERT_EQUAL(read_events(resp.watch, ev, 8, &end), 2);
+	CU_ASSERT_EQUAL(read_events(resp.stream, ev, 8, &end), 2);
 	CU_ASSERT_EQUAL(end, MOCK_WATCH_END);
 	mock_response_free(&resp);
 
 	mock_watch_fault expire = {.expire = 1};
 	char q3[] = "watch=true&resourceVersion=4";
 	get(&resp, &api, p, q3, &expire);
-	CU_ASSERT_EQUAL_FATAL(read_events(resp.watch, ev, 8, &end), 1);
+	CU_ASSERT_EQUAL_FATAL(read_events(resp.stream, ev, 8, &end), 1);
 	CU_ASSERT_STRING_EQUAL(ev[0].type, "ERROR");
 	CU_ASSERT_PTR_NOT_NULL(strstr(ev[0].line, "\"code\":410"));
 	CU_ASSERT_EQUAL(end, MOCK_WATCH_END);
@@ -765,7 +768,7 @@ static void test_watch__faults_shape_the_stream(void)
 	char q4[] = "watch=true&allowWatchBookmarks=true";
 	get(&resp, &api, p, q4, &stall);
 	put_cm("a", "c0", NULL, "x", MOCK_WRITE_UPDATE);
-	CU_ASSERT_EQUAL(read_events(resp.watch, ev, 8, &end), 0);
+	CU_ASSERT_EQUAL(read_events(resp.stream, ev, 8, &end), 0);
 	CU_ASSERT_EQUAL(end, 0);
 	mock_response_free(&resp);
 	env_stop();
