@@ -1,131 +1,20 @@
-/* The verbs. Each handler turns a routed request into store calls and
- * answers exactly what kube-apiserver answers, including the order in which
- * it checks things (decode → name/namespace → store checks → validation). */
-#include "handlers.h"
-
-#include <errno.h>
+/* POST and PUT (handlers.h) as kube-apiserver's create and update
+ * handlers run them, in its order (options → decode → name/namespace →
+ * store checks → the strategy and validation under the write lock), and
+ * the write hook PATCH shares. */
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "api/schema.h"
 #include "api/validation.h"
 #include "auth/access.h"
-#include "core/log.h"
 #include "core/uuid.h"
+#include "handlers_internal.h"
 #include "patch/managed_fields.h"
-#include "watch/watch.h"
+#include "storage/store.h"
 #include "write_request.h"
-
-static const char *rt_ns(const mock_route *rt)
-{
-	return rt->ns[0] ? rt->ns : NULL;
-}
-
-/* json (malloc'ed) becomes the body: no copy. */
-static void answer_bytes(mock_response *resp, int code, char *json, size_t len)
-{
-	mock_response_json_take(resp, code, json, len);
-}
-
-void mock_handle_get(mock_api *api, const mock_route *rt, const mock_request *req,
-                     mock_response *resp)
-{
-	char *json = NULL;
-	size_t len = 0;
-	nl_status *st = NULL;
-	if (mock_store_get(api->store, rt->res, rt_ns(rt), rt->name, &json, &len, &st) != 0) {
-		mock_response_status(resp, st);
-		return;
-	}
-	answer_bytes(resp, 200, json, len);
-}
-
-/* Parse labelSelector/fieldSelector into o; on error answer 400. */
-static int parse_list_opts(mock_list_opts *o, nl_label_selector **ls, nl_field_selector **fs,
-                           const mock_route *rt, const mock_request *req, mock_response *resp)
-{
-	nl_err err = {0};
-	memset(o, 0, sizeof(*o));
-	o->ns = rt_ns(rt);
-	if (nl_label_selector_parse(ls, mock_request_query(req, "labelSelector"), &err) != 0 ||
-	    nl_field_selector_parse(fs, mock_request_query(req, "fieldSelector"), &err) != 0) {
-		mock_response_status(resp, nl_status_bad_request(err.msg));
-		return -1;
-	}
-	o->labels = *ls;
-	o->fields = *fs;
-	const char *limit = mock_request_query(req, "limit");
-	if (limit && *limit) {
-		char *end;
-		errno = 0;
-		long long v = strtoll(limit, &end, 10);
-		if (*end || errno || v < 0) {
-			mock_response_status(resp, nl_status_bad_request("invalid limit"));
-			return -1;
-		}
-		o->limit = (size_t)v;
-	}
-	o->continue_token = mock_request_query(req, "continue");
-	if (o->continue_token && !*o->continue_token)
-		o->continue_token = NULL;
-	o->resource_version = mock_request_query(req, "resourceVersion");
-	return 0;
-}
-
-static void list_or_delete(mock_api *api, const mock_route *rt, const mock_request *req,
-                           mock_response *resp, int delete)
-{
-	mock_list_opts o;
-	nl_label_selector *ls = NULL;
-	nl_field_selector *fs = NULL;
-	nl_status *st = NULL;
-	nl_buf out;
-
-	nl_buf_init(&out, resp->body.cap);
-	if (parse_list_opts(&o, &ls, &fs, rt, req, resp) != 0)
-		goto done;
-	/* A dry run answers what would be deleted: the whole selection, now. */
-	int dry = mock_dry_run(req) ? delete : 0;
-	if (dry) {
-		o.limit = 0;
-		o.continue_token = NULL;
-		o.resource_version = NULL;
-	}
-	int rc = delete != dry ? mock_store_delete_collection(api->store, rt->res, &o, &out, &st)
-	                       : mock_store_list(api->store, rt->res, &o, &out, &st);
-	if (rc != 0)
-		mock_response_status(resp, st);
-	else
-		mock_response_json(resp, 200, out.data, out.len);
-done:
-	nl_buf_free(&out);
-	nl_label_selector_free(ls);
-	nl_field_selector_free(fs);
-}
-
-void mock_handle_list(mock_api *api, const mock_route *rt, const mock_request *req,
-                      mock_response *resp)
-{
-	nl_status *st = NULL;
-	/* An Exact list older than the watch history is gone (410). */
-	if (mock_watch_check_list(api, rt, req, &st) != 0) {
-		mock_response_status(resp, st);
-		return;
-	}
-	list_or_delete(api, rt, req, resp, 0);
-}
-
-static int check_options(const mock_request *req, const char *kind, mock_response *resp);
-
-void mock_handle_delete_collection(mock_api *api, const mock_route *rt, const mock_request *req,
-                                   mock_response *resp)
-{
-	if (check_options(req, "DeleteOptions", resp) == 0)
-		list_or_delete(api, rt, req, resp, 1);
-}
 
 /* "the object provided is unrecognized ..." with the apiserver's 30-byte
  * summary of the body. */
@@ -319,7 +208,7 @@ static int settle_namespace(json_object *obj, const mock_route *rt, mock_respons
 }
 
 /* Create/UpdateOptions (422) before the body is read, as the apiserver. */
-static int check_options(const mock_request *req, const char *kind, mock_response *resp)
+int mock__handlers_check_options(const mock_request *req, const char *kind, mock_response *resp)
 {
 	nl_status *st = NULL;
 	if (mock_check_write_options(&st, req, kind) == 0)
@@ -362,7 +251,7 @@ void mock_write_ctx_init(mock_write_ctx *c, mock_api *api, const mock_route *rt,
 void mock_handle_create(mock_api *api, const mock_route *rt, const mock_request *req,
                         mock_response *resp)
 {
-	if (check_options(req, "CreateOptions", resp) != 0)
+	if (mock__handlers_check_options(req, "CreateOptions", resp) != 0)
 		return;
 	json_object *obj = decode_body(rt->res, req, resp);
 	if (!obj)
@@ -380,7 +269,7 @@ void mock_handle_create(mock_api *api, const mock_route *rt, const mock_request 
 	                        mock_write_prepare, &c, &json, &len, NULL, &st) != 0)
 		mock_response_status(resp, st);
 	else
-		answer_bytes(resp, 201, json, len);
+		mock_response_json_take(resp, 201, json, len);
 done:
 	json_object_put(obj);
 }
@@ -388,7 +277,7 @@ done:
 void mock_handle_update(mock_api *api, const mock_route *rt, const mock_request *req,
                         mock_response *resp)
 {
-	if (check_options(req, "UpdateOptions", resp) != 0)
+	if (mock__handlers_check_options(req, "UpdateOptions", resp) != 0)
 		return;
 	json_object *obj = decode_body(rt->res, req, resp);
 	if (!obj)
@@ -414,98 +303,7 @@ void mock_handle_update(mock_api *api, const mock_route *rt, const mock_request 
 	                        mock_write_prepare, &c, &json, &len, &created, &st) != 0)
 		mock_response_status(resp, st);
 	else
-		answer_bytes(resp, created ? 201 : 200, json, len);
+		mock_response_json_take(resp, created ? 201 : 200, json, len);
 done:
 	json_object_put(obj);
-}
-
-/* DeleteOptions from the body (preconditions); NULL body is fine. */
-static int parse_delete_options(json_object **out, const mock_request *req, mock_response *resp)
-{
-	*out = NULL;
-	if (!req->body || req->body_len == 0)
-		return 0;
-	json_object *o = json_tokener_parse(req->body);
-	if (!o || !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		mock_response_status(resp, nl_status_bad_request("the body of the request was in "
-		                                                 "an unknown format - accepted "
-		                                                 "media types include: "
-		                                                 "application/json"));
-		return -1;
-	}
-	*out = o;
-	return 0;
-}
-
-/* Namespaces are returned, not summarized, when deleted (ReturnDeletedObject
- * in the namespace registry); nodelet-mockapi removes them at once but
- * answers with the Terminating object a client expects. */
-static void answer_deleted_namespace(mock_api *api, mock_response *resp, const char *json)
-{
-	json_object *o = json_tokener_parse(json);
-	json_object *status = o ? nl_json_get_path(o, "status") : NULL;
-	char ts[NL_TIME_BUFSZ];
-	if (!o) {
-		mock_response_status(resp, nl_status_internal("stored namespace is not JSON"));
-		return;
-	}
-	nl_time_format(ts, nl_time_now());
-	nl_meta_set_string(o, "deletionTimestamp", ts);
-	if (status)
-		json_object_object_add(status, "phase", json_object_new_string("Terminating"));
-	size_t len = 0;
-	const char *text = nl_json_compact(o, &len);
-	mock_response_json(resp, 200, text, len);
-	json_object_put(o);
-	(void)api;
-}
-
-/* dryRun=All as a query parameter or in the DeleteOptions body (kubectl
- * delete --dry-run=server sends the latter). */
-static int delete_dry_run(const mock_request *req, json_object *opts)
-{
-	json_object *d = NULL;
-	if (mock_dry_run(req))
-		return 1;
-	if (!opts || !json_object_object_get_ex(opts, "dryRun", &d) ||
-	    !json_object_is_type(d, json_type_array))
-		return 0;
-	for (size_t i = 0; i < json_object_array_length(d); i++) {
-		json_object *v = json_object_array_get_idx(d, i);
-		if (json_object_is_type(v, json_type_string) &&
-		    strcmp(json_object_get_string(v), "All") == 0)
-			return 1;
-	}
-	return 0;
-}
-
-void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request *req,
-                        mock_response *resp)
-{
-	json_object *opts = NULL;
-	if (check_options(req, "DeleteOptions", resp) != 0 ||
-	    parse_delete_options(&opts, req, resp) != 0)
-		return;
-	const char *pre_uid = opts ? nl_json_get_string(opts, "preconditions.uid") : NULL;
-	const char *pre_rv =
-	    opts ? nl_json_get_string(opts, "preconditions.resourceVersion") : NULL;
-	unsigned flags = delete_dry_run(req, opts) ? MOCK_WRITE_F_DRY_RUN : 0;
-	char *json = NULL;
-	size_t len = 0;
-	nl_status *st = NULL;
-	if (mock_store_delete_ex(api->store, rt->res, rt_ns(rt), rt->name, flags, pre_uid, pre_rv,
-	                         &json, &len, &st) != 0) {
-		mock_response_status(resp, st);
-	} else if (rt->res->id == MOCK_KIND_NAMESPACE) {
-		answer_deleted_namespace(api, resp, json);
-	} else {
-		json_object *o = json_tokener_parse(json);
-		nl_gr gr = mock_resource_gr(rt->res);
-		mock_response_status(
-		    resp, nl_status_success_delete(&gr, rt->name, o ? nl_meta_uid(o) : NULL));
-		json_object_put(o);
-	}
-	free(json);
-	json_object_put(opts);
 }

@@ -1,0 +1,109 @@
+/* DELETE of an object and of a collection (handlers.h): DeleteOptions
+ * from the query and the body, preconditions, dry runs, and the answer
+ * kube-apiserver gives (a Status, or the Terminating Namespace). */
+#include <nodelet/meta.h>
+#include <nodelet/time.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers_internal.h"
+#include "storage/store.h"
+#include "write_request.h"
+
+void mock_handle_delete_collection(mock_api *api, const mock_route *rt, const mock_request *req,
+                                   mock_response *resp)
+{
+	if (mock__handlers_check_options(req, "DeleteOptions", resp) == 0)
+		mock__handlers_select(api, rt, req, resp, 1);
+}
+
+/* DeleteOptions from the body (preconditions); NULL body is fine. */
+static int parse_delete_options(json_object **out, const mock_request *req, mock_response *resp)
+{
+	*out = NULL;
+	if (!req->body || req->body_len == 0)
+		return 0;
+	json_object *o = json_tokener_parse(req->body);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		mock_response_status(resp, nl_status_bad_request("the body of the request was in "
+		                                                 "an unknown format - accepted "
+		                                                 "media types include: "
+		                                                 "application/json"));
+		return -1;
+	}
+	*out = o;
+	return 0;
+}
+
+/* Namespaces are returned, not summarized, when deleted (ReturnDeletedObject
+ * in the namespace registry); nodelet-mockapi removes them at once but
+ * answers with the Terminating object a client expects. */
+static void answer_deleted_namespace(mock_api *api, mock_response *resp, const char *json)
+{
+	json_object *o = json_tokener_parse(json);
+	json_object *status = o ? nl_json_get_path(o, "status") : NULL;
+	char ts[NL_TIME_BUFSZ];
+	if (!o) {
+		mock_response_status(resp, nl_status_internal("stored namespace is not JSON"));
+		return;
+	}
+	nl_time_format(ts, nl_time_now());
+	nl_meta_set_string(o, "deletionTimestamp", ts);
+	if (status)
+		json_object_object_add(status, "phase", json_object_new_string("Terminating"));
+	size_t len = 0;
+	const char *text = nl_json_compact(o, &len);
+	mock_response_json(resp, 200, text, len);
+	json_object_put(o);
+	(void)api;
+}
+
+/* dryRun=All as a query parameter or in the DeleteOptions body (kubectl
+ * delete --dry-run=server sends the latter). */
+static int delete_dry_run(const mock_request *req, json_object *opts)
+{
+	json_object *d = NULL;
+	if (mock_dry_run(req))
+		return 1;
+	if (!opts || !json_object_object_get_ex(opts, "dryRun", &d) ||
+	    !json_object_is_type(d, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(d); i++) {
+		json_object *v = json_object_array_get_idx(d, i);
+		if (json_object_is_type(v, json_type_string) &&
+		    strcmp(json_object_get_string(v), "All") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request *req,
+                        mock_response *resp)
+{
+	json_object *opts = NULL;
+	if (mock__handlers_check_options(req, "DeleteOptions", resp) != 0 ||
+	    parse_delete_options(&opts, req, resp) != 0)
+		return;
+	const char *pre_uid = opts ? nl_json_get_string(opts, "preconditions.uid") : NULL;
+	const char *pre_rv =
+	    opts ? nl_json_get_string(opts, "preconditions.resourceVersion") : NULL;
+	unsigned flags = delete_dry_run(req, opts) ? MOCK_WRITE_F_DRY_RUN : 0;
+	char *json = NULL;
+	size_t len = 0;
+	nl_status *st = NULL;
+	if (mock_store_delete_ex(api->store, rt->res, mock__handlers_ns(rt), rt->name, flags,
+	                         pre_uid, pre_rv, &json, &len, &st) != 0) {
+		mock_response_status(resp, st);
+	} else if (rt->res->id == MOCK_KIND_NAMESPACE) {
+		answer_deleted_namespace(api, resp, json);
+	} else {
+		json_object *o = json_tokener_parse(json);
+		nl_gr gr = mock_resource_gr(rt->res);
+		mock_response_status(
+		    resp, nl_status_success_delete(&gr, rt->name, o ? nl_meta_uid(o) : NULL));
+		json_object_put(o);
+	}
+	free(json);
+	json_object_put(opts);
+}

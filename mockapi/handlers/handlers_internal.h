@@ -1,0 +1,24 @@
+/* What the verb handlers (handlers_read.c, handlers_write.c,
+ * handlers_delete.c) share. */
+#ifndef MOCK_HANDLERS_INTERNAL_H
+#define MOCK_HANDLERS_INTERNAL_H
+
+#include "handlers.h"
+
+/* The route's namespace, NULL for none. */
+static inline const char *mock__handlers_ns(const mock_route *rt)
+{
+	return rt->ns[0] ? rt->ns : NULL;
+}
+
+/* Create/Update/DeleteOptions (422) before the body is read, as the
+ * apiserver: 0, or -1 with the answer in resp. */
+int mock__handlers_check_options(const mock_request *req, const char *kind, mock_response *resp);
+
+/* LIST (delete 0) or DELETE (delete 1) of the selection the query makes
+ * (400 for a bad selector or limit); a dry-run delete answers the whole
+ * selection, now. */
+void mock__handlers_select(mock_api *api, const mock_route *rt, const mock_request *req,
+                           mock_response *resp, int delete);
+
+#endif
