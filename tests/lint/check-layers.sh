@@ -74,6 +74,8 @@ while read -r f; do
 					h=mockapi/$name
 				elif [ -f "$src/client/$name" ]; then
 					h=client/$name
+				elif [ -f "$src/$name" ]; then
+					h=$name
 				else
 					continue # config.h and other generated headers
 				fi
