@@ -15,7 +15,9 @@ void mock_etag_compute(char out[MOCK_ETAG_LEN], const char *data, size_t len)
 	snprintf(out, MOCK_ETAG_LEN, "%016llX", (unsigned long long)h);
 }
 
-int mock_etag_matches(const char *inm, const char *tag)
+/* Whether an If-None-Match header value (a list of quoted, possibly weak
+ * W/"…" tags, or "*") matches tag (unquoted). NULL never matches. */
+static int etag_matches(const char *inm, const char *tag)
 {
 	size_t tl = strlen(tag);
 	while (inm && *inm) {
@@ -42,7 +44,7 @@ int mock_etag_serve(mock_response *resp, const mock_request *req, const char *ta
 	char quoted[MOCK_ETAG_LEN + 2];
 	snprintf(quoted, sizeof(quoted), "\"%s\"", tag);
 	mock_response_header(resp, "ETag", quoted);
-	if (!mock_etag_matches(req->if_none_match, tag))
+	if (!etag_matches(req->if_none_match, tag))
 		return 0;
 	nl_buf_reset(&resp->body);
 	resp->code = 304;

@@ -18,10 +18,6 @@
 /* The hash of data[0..len) as 16 upper-case hex digits. */
 void mock_etag_compute(char out[MOCK_ETAG_LEN], const char *data, size_t len);
 
-/* Whether an If-None-Match header value (a list of quoted, possibly weak
- * W/"…" tags, or "*") matches tag (unquoted). NULL never matches. */
-int mock_etag_matches(const char *if_none_match, const char *tag);
-
 /* Add the ETag header ("\"<tag>\"") to resp; when the request's
  * If-None-Match matches, also answer 304 with an empty body and return 1. */
 int mock_etag_serve(mock_response *resp, const mock_request *req, const char *tag);

@@ -302,11 +302,6 @@ int mock_negotiate_input(mock_media *out, const char *content_type)
 	return NL_EINVAL;
 }
 
-const char *mock_media_type_name(mock_media m)
-{
-	return (size_t)m < NSERVED ? served[m].name : "application/json";
-}
-
 nl_status *mock_status_not_acceptable(void)
 {
 	return nl_status_new(406, "NotAcceptable",

@@ -89,9 +89,6 @@ int mock_negotiate_output(mock_negotiated *out, const char *accept, unsigned all
  * mock_status_unsupported_media_type); *out is untouched then. */
 int mock_negotiate_input(mock_media *out, const char *content_type);
 
-/* "application/json" / "application/yaml" (static). */
-const char *mock_media_type_name(mock_media m);
-
 /* 406 NotAcceptable "only the following media types are accepted:
  * application/json, application/yaml" (caller frees). */
 nl_status *mock_status_not_acceptable(void);

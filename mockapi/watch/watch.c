@@ -94,7 +94,8 @@ watch_event *mock__watch_ring_at(const watch_ring *g, uint64_t q)
 	return g->v[q % g->cap];
 }
 
-uint64_t mock__watch_ring_oldest(const watch_ring *g)
+/* The oldest resourceVersion the ring can resume from. */
+static uint64_t ring_oldest(const watch_ring *g)
 {
 	/* As the watch cache: before anything was evicted every change since
 	 * the start is there; after, the first retained change bounds it. */
@@ -409,7 +410,7 @@ size_t mock_watch_hub_count(mock_watch_hub *h)
 uint64_t mock_watch_hub_oldest(mock_watch_hub *h, const mock_resource *r)
 {
 	pthread_mutex_lock(&h->lock);
-	uint64_t rv = mock__watch_ring_oldest(&h->rings[r->id]);
+	uint64_t rv = ring_oldest(&h->rings[r->id]);
 	pthread_mutex_unlock(&h->lock);
 	return rv;
 }
@@ -441,7 +442,7 @@ static int has_terms(const char *f, void *payload)
 static void position(mock_watcher *w, const mock_watch_spec *spec)
 {
 	const watch_ring *g = &w->hub->rings[w->r->id];
-	uint64_t oldest = mock__watch_ring_oldest(g);
+	uint64_t oldest = ring_oldest(g);
 	if (spec->rv >= oldest) {
 		w->next_seq = ring_seek(g, spec->rv);
 		return;

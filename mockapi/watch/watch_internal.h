@@ -103,8 +103,6 @@ struct mock_watch_hub {
 
 /* The ring event with sequence q, or NULL when it is not retained. */
 watch_event *mock__watch_ring_at(const watch_ring *g, uint64_t q);
-/* The oldest resourceVersion the ring can resume from. */
-uint64_t mock__watch_ring_oldest(const watch_ring *g);
 
 /* watch_stream.c. Take e's attrs (once; under the hub lock). 0, or the
  * failure (kept, so every filtered watcher of e ends its stream). */
@@ -117,17 +115,9 @@ const char *mock__watch_classify(const mock_watcher *w, const watch_event *e);
  * 1 when a line is ready, 0 when nothing is due, -1 when the watcher fell
  * out of the ring (too slow) or ran out of memory: the stream must end. */
 int mock__watch_next_line(mock_watcher *w, int64_t now);
-/* Append one event line {"type":…,"object":…}\n for an object to out. */
-int mock__watch_add_line(nl_buf *out, const watch_encoder *enc, const char *type, const char *json,
-                         size_t len);
 /* Append the ERROR line for st. */
 int mock__watch_add_error(nl_buf *out, const nl_status *st);
-/* Append a BOOKMARK line at rv, with the initial-events-end annotation when
- * initial_end. */
-int mock__watch_add_bookmark(nl_buf *out, const watch_encoder *enc, uint64_t rv, int initial_end);
-
-/* Build the attrs of an object's JSON (for r's selectable fields). */
-int mock__watch_attrs(watch_attrs *a, const mock_resource *r, const char *json, size_t len);
+/* Free what an event's attrs hold. */
 void mock__watch_attrs_free(watch_attrs *a);
 
 #endif

@@ -50,7 +50,8 @@ static int attrs_fill(watch_attrs *a, const mock_resource *r, json_object *obj)
 	return 0;
 }
 
-int mock__watch_attrs(watch_attrs *a, const mock_resource *r, const char *json, size_t len)
+/* Build the attrs of an object's JSON (for r's selectable fields). */
+static int object_attrs(watch_attrs *a, const mock_resource *r, const char *json, size_t len)
 {
 	json_object *obj = NULL;
 	enum json_tokener_error jerr;
@@ -70,9 +71,9 @@ int mock__watch_attrs(watch_attrs *a, const mock_resource *r, const char *json, 
 int mock__watch_event_attrs(watch_event *e, const mock_resource *r)
 {
 	if (e->attrs == 0) {
-		int rc = mock__watch_attrs(&e->now, r, e->json, e->len);
+		int rc = object_attrs(&e->now, r, e->json, e->len);
 		if (rc == 0 && e->old_json)
-			rc = mock__watch_attrs(&e->old, r, e->old_json, e->old_len);
+			rc = object_attrs(&e->old, r, e->old_json, e->old_len);
 		e->attrs = rc == 0 ? 1 : rc;
 		free(e->old_json);
 		e->old_json = NULL;
@@ -144,8 +145,9 @@ static void truncate_to(nl_buf *b, size_t len)
 	}
 }
 
-int mock__watch_add_line(nl_buf *out, const watch_encoder *enc, const char *type, const char *json,
-                         size_t len)
+/* Append one event line {"type":…,"object":…}\n for an object to out. */
+static int add_line(nl_buf *out, const watch_encoder *enc, const char *type, const char *json,
+                    size_t len)
 {
 	size_t mark = out->len;
 	int rc = nl_buf_printf(out, "{\"type\":\"%s\",\"object\":", type);
@@ -198,7 +200,9 @@ static const char *zero_body(mock_kind k)
 	}
 }
 
-int mock__watch_add_bookmark(nl_buf *out, const watch_encoder *enc, uint64_t rv, int initial_end)
+/* Append a BOOKMARK line at rv, with the initial-events-end annotation when
+ * initial_end. */
+static int add_bookmark(nl_buf *out, const watch_encoder *enc, uint64_t rv, int initial_end)
 {
 	/* The cacher's bookmark: an empty object of the kind that carries only
 	 * the resourceVersion (and the end-of-initial-events annotation). */
@@ -212,7 +216,7 @@ int mock__watch_add_bookmark(nl_buf *out, const watch_encoder *enc, uint64_t rv,
 	    zero_body(enc->r->id));
 	if (n < 0 || (size_t)n >= sizeof(obj))
 		return NL_ETOOBIG;
-	return mock__watch_add_line(out, enc, "BOOKMARK", obj, (size_t)n);
+	return add_line(out, enc, "BOOKMARK", obj, (size_t)n);
 }
 
 int mock__watch_next_line(mock_watcher *w, int64_t now)
@@ -231,7 +235,7 @@ int mock__watch_next_line(mock_watcher *w, int64_t now)
 		w->next_seq++;
 		if (!type)
 			continue;
-		if (mock__watch_add_line(&w->out, &w->enc, type, e->json, e->len) != 0)
+		if (add_line(&w->out, &w->enc, type, e->json, e->len) != 0)
 			return -1;
 		w->rv = e->rv;
 		if (w->limited && --w->events_left == 0)
@@ -242,7 +246,7 @@ int mock__watch_next_line(mock_watcher *w, int64_t now)
 		/* Caught up with the ring, so every change up to the hub's
 		 * resourceVersion has been seen. */
 		uint64_t rv = h->rv > w->rv ? h->rv : w->rv;
-		if (mock__watch_add_bookmark(&w->out, &w->enc, rv, 0) != 0)
+		if (add_bookmark(&w->out, &w->enc, rv, 0) != 0)
 			return -1;
 		w->rv = rv;
 		w->next_bookmark_ms = now + h->bookmark_ms;
@@ -255,11 +259,11 @@ int mock_watch_spec_line(nl_buf *out, const mock_watch_spec *spec, const char *t
                          const char *json, size_t len)
 {
 	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL};
-	return mock__watch_add_line(out, &enc, type, json, len);
+	return add_line(out, &enc, type, json, len);
 }
 
 int mock_watch_spec_bookmark(nl_buf *out, const mock_watch_spec *spec, uint64_t rv, int initial_end)
 {
 	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL};
-	return mock__watch_add_bookmark(out, &enc, rv, initial_end);
+	return add_bookmark(out, &enc, rv, initial_end);
 }
