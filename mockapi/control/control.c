@@ -34,7 +34,10 @@ static int dump_kind(const char *json, size_t len, void *payload)
 	return nl_buf_add(b, json, len) ? NL_ENOMEM : 0;
 }
 
-int mock_control_dump(char **out, size_t *len_out, mock_api *api)
+/* Every stored object, as {"kind":"List","apiVersion":"v1","metadata":
+ * {"resourceVersion"},"items":[...]} (kinds in a fixed order, namespaces
+ * first, objects in key order). *out: caller frees. */
+static int control_dump(char **out, size_t *len_out, mock_api *api)
 {
 	nl_buf items;
 	uint64_t rv = 0;
@@ -65,7 +68,7 @@ static int snapshot(json_object **out, mock_api *api)
 {
 	char *dump = NULL;
 	size_t len = 0;
-	int rc = mock_control_dump(&dump, &len, api);
+	int rc = control_dump(&dump, &len, api);
 	if (rc != 0)
 		return rc;
 	json_object *list = json_tokener_parse(dump);
@@ -398,7 +401,7 @@ static void handle_objects(mock_api *api, const mock_request *req, mock_response
 	if (strcmp(req->method, "GET") == 0) {
 		char *dump = NULL;
 		size_t len = 0;
-		if (mock_control_dump(&dump, &len, api) != 0) {
+		if (control_dump(&dump, &len, api) != 0) {
 			mock_response_status(resp, nl_status_internal("out of memory"));
 			return;
 		}

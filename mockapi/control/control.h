@@ -67,9 +67,4 @@ nl_status *mock_control_forbidden(const char *user, const char *verb, const char
 
 /* The store back to the seeded state, faults and journal cleared. */
 int mock_control_reset(mock_control *c, nl_err *err);
-/* Every stored object, as {"kind":"List","apiVersion":"v1","metadata":
- * {"resourceVersion"},"items":[...]} (kinds in a fixed order, namespaces
- * first, objects in key order). *out: caller frees. */
-int mock_control_dump(char **out, size_t *len_out, mock_api *api);
-
 #endif
