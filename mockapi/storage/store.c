@@ -14,7 +14,7 @@
  * metadata.labels as JSON text and the values of the kind's selectable fields.
  * No json-c tree of the object is kept; an update parses the stored JSON
  * once, for the write hook and the fields the server keeps. */
-#include "store.h"
+#include "store_internal.h"
 
 #include <inttypes.h>
 #include <nodelet/doc.h>
@@ -29,44 +29,7 @@
 #include "core/uuid.h"
 #include "handlers/write_request.h"
 
-#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-#define RV_BUFSZ 24
 #define CONTINUE_VERSION "meta.k8s.io/v1"
-
-typedef struct obj_entry {
-	char *json; /* NUL-terminated */
-	uint32_t len;
-	uint32_t body_off; /* first member after kind/apiVersion */
-	uint64_t rv;
-	/* metadata.labels as compact JSON, NULL when none. Not a json-c copy:
-	 * that costs ~850 bytes per object (json-c's 16-bucket table), about
-	 * as much as the object itself; only label-selector LISTs parse the
-	 * text, ~1 us per object scanned (tests/bench, docs/benchmarks.md). */
-	char *labels;
-	char **fields; /* r->selectable_fields values; an element may be NULL */
-	uint16_t nfields;
-	char uid[MOCK_UUID_LEN + 1];
-	char key[]; /* "ns/name" or "name" */
-} obj_entry;
-
-typedef struct {
-	const mock_resource *r; /* set by the first write */
-	obj_entry **v;
-	size_t n, cap;
-	uint64_t removed; /* objects removed so far: mock_store_visit_since */
-} table;
-
-struct mock_store {
-	pthread_rwlock_t lock;
-	uint64_t rv;
-	table t[MOCK_KIND_COUNT];
-	mock_now_fn now;
-	void *now_payload;
-	mock_store_observer observer;
-	void *observer_payload;
-	mock_store_persist_fn persist; /* persist.h: the state file, or NULL */
-	void *persist_payload;
-};
 
 /* The outcome of a successful write, copied out after the lock is released. */
 typedef struct {
@@ -105,7 +68,7 @@ static int err_of_code(int code)
 }
 
 /* Hand status to the caller (or drop it) and return code. */
-static int fail(nl_status **st, nl_status *status, int code)
+int mock__store_fail(nl_status **st, nl_status *status, int code)
 {
 	if (st)
 		*st = status;
@@ -114,25 +77,25 @@ static int fail(nl_status **st, nl_status *status, int code)
 	return code;
 }
 
-static int fail_nomem(nl_status **st)
+int mock__store_fail_nomem(nl_status **st)
 {
-	return fail(st, nl_status_internal("out of memory"), NL_ENOMEM);
+	return mock__store_fail(st, nl_status_internal("out of memory"), NL_ENOMEM);
 }
 
-static nl_gr gr_of(const mock_resource *r)
+nl_gr mock__store_gr_of(const mock_resource *r)
 {
 	nl_gr gr = {r->group, r->plural};
 	return gr;
 }
 
-static void rv_string(char out[RV_BUFSZ], uint64_t rv)
+void mock__store_rv_string(char out[RV_BUFSZ], uint64_t rv)
 {
 	snprintf(out, RV_BUFSZ, "%" PRIu64, rv);
 }
 
 /* strconv.ParseUint(s, 10, 64): 0, or 1 for a syntax error, 2 for overflow
  * (Go stops at the first overflowing digit, so "99..9x" is out of range). */
-static int parse_uint_go(const char *s, uint64_t *out)
+int mock__store_parse_uint_go(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
 	if (!*s)
@@ -150,7 +113,7 @@ static int parse_uint_go(const char *s, uint64_t *out)
 }
 
 /* Go's %q for the printable strings a resourceVersion can hold. */
-static void go_quote(char *out, size_t outlen, const char *s)
+void mock__store_go_quote(char *out, size_t outlen, const char *s)
 {
 	size_t o = 0;
 	if (outlen < 3)
@@ -169,15 +132,15 @@ static void go_quote(char *out, size_t outlen, const char *s)
 }
 
 /* "strconv.ParseUint: parsing "abc": invalid syntax" */
-static void parse_uint_error(char *out, size_t outlen, const char *s, int why)
+void mock__store_parse_uint_error(char *out, size_t outlen, const char *s, int why)
 {
 	char q[96];
-	go_quote(q, sizeof(q), s);
+	mock__store_go_quote(q, sizeof(q), s);
 	snprintf(out, outlen, "strconv.ParseUint: parsing %s: %s", q,
 	         why == 2 ? "value out of range" : "invalid syntax");
 }
 
-static const char *str_member(json_object *o, const char *key)
+const char *mock__store_str_member(json_object *o, const char *key)
 {
 	json_object *v = NULL;
 	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
@@ -186,7 +149,7 @@ static const char *str_member(json_object *o, const char *key)
 }
 
 /* obj.metadata, created (or replaced when not an object) as needed. */
-static json_object *meta_of(json_object *obj)
+json_object *mock__store_meta_of(json_object *obj)
 {
 	json_object *m = NULL;
 	if (json_object_object_get_ex(obj, "metadata", &m) &&
@@ -200,7 +163,7 @@ static json_object *meta_of(json_object *obj)
 	return m;
 }
 
-static int set_string(json_object *o, const char *key, const char *value)
+int mock__store_set_string(json_object *o, const char *key, const char *value)
 {
 	json_object *v = json_object_new_string(value);
 	if (!v || json_object_object_add(o, key, v) != 0) {
@@ -232,7 +195,7 @@ static int copy_member(json_object *o, json_object *src, const char *key)
 /* ------------------------------------------------------------------------
  * Keys and tables */
 
-static char *key_new(const mock_resource *r, const char *ns, const char *name)
+char *mock__store_key_new(const mock_resource *r, const char *ns, const char *name)
 {
 	size_t nl = strlen(name);
 	size_t sl = r->namespaced ? strlen(ns ? ns : "") + 1 : 0;
@@ -266,7 +229,7 @@ static int key_cmp(const char *a, const char *b, size_t blen)
 }
 
 /* Index of the first entry whose key is >= (k, klen). */
-static size_t lower_bound(const table *t, const char *k, size_t klen)
+size_t mock__store_lower_bound(const table *t, const char *k, size_t klen)
 {
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
@@ -279,16 +242,16 @@ static size_t lower_bound(const table *t, const char *k, size_t klen)
 	return lo;
 }
 
-static obj_entry *table_find(const table *t, const char *key, size_t *pos)
+obj_entry *mock__store_table_find(const table *t, const char *key, size_t *pos)
 {
 	size_t klen = strlen(key);
-	size_t i = lower_bound(t, key, klen);
+	size_t i = mock__store_lower_bound(t, key, klen);
 	if (pos)
 		*pos = i;
 	return i < t->n && strcmp(t->v[i]->key, key) == 0 ? t->v[i] : NULL;
 }
 
-static int table_reserve(table *t, size_t n)
+int mock__store_table_reserve(table *t, size_t n)
 {
 	if (n <= t->cap)
 		return 0;
@@ -304,39 +267,39 @@ static int table_reserve(table *t, size_t n)
 }
 
 /* Room must have been reserved. */
-static void table_insert(table *t, size_t pos, obj_entry *e)
+void mock__store_table_insert(table *t, size_t pos, obj_entry *e)
 {
 	memmove(t->v + pos + 1, t->v + pos, (t->n - pos) * sizeof(*t->v));
 	t->v[pos] = e;
 	t->n++;
 }
 
-static void table_remove(table *t, size_t pos)
+void mock__store_table_remove(table *t, size_t pos)
 {
 	memmove(t->v + pos, t->v + pos + 1, (t->n - pos - 1) * sizeof(*t->v));
 	t->n--;
 	t->removed++;
 }
 
-static table *table_of(mock_store *s, const mock_resource *r)
+table *mock__store_table_of(mock_store *s, const mock_resource *r)
 {
 	return &s->t[r->id];
 }
 
-static int valid_resource(const mock_resource *r)
+int mock__store_valid_resource(const mock_resource *r)
 {
 	return r && (unsigned)r->id < MOCK_KIND_COUNT;
 }
 
 static int namespace_exists(const mock_store *s, const char *ns)
 {
-	return table_find(&s->t[MOCK_KIND_NAMESPACE], ns, NULL) != NULL;
+	return mock__store_table_find(&s->t[MOCK_KIND_NAMESPACE], ns, NULL) != NULL;
 }
 
 /* ------------------------------------------------------------------------
  * Entries: serialized object plus index fields */
 
-static void entry_free(obj_entry *e)
+void mock__store_entry_free(obj_entry *e)
 {
 	if (!e)
 		return;
@@ -469,7 +432,7 @@ static const char *serialize(json_object *obj, json_object **holder, size_t *len
 /* Where the members after kind and apiVersion start: the stored JSON begins
  * {"kind":"<kind>","apiVersion":"<apiVersion>", and neither value needs
  * escaping. */
-static size_t body_offset(const mock_resource *r)
+size_t mock__store_body_offset(const mock_resource *r)
 {
 	return strlen("{\"kind\":\"") + strlen(r->kind) + strlen("\",\"apiVersion\":\"") +
 	       strlen(r->api_version) + strlen("\",");
@@ -496,11 +459,11 @@ static int entry_index(obj_entry *e, const mock_resource *r, json_object *obj)
 }
 
 /* A new entry for obj, whose server-set metadata is complete. */
-static int entry_new(obj_entry **out, const mock_resource *r, const char *key, json_object *obj,
-                     uint64_t rv, const char *uid)
+int mock__store_entry_new(obj_entry **out, const mock_resource *r, const char *key,
+                          json_object *obj, uint64_t rv, const char *uid)
 {
 	json_object *holder = NULL;
-	size_t len = 0, off = body_offset(r), klen = strlen(key);
+	size_t len = 0, off = mock__store_body_offset(r), klen = strlen(key);
 	int rc = NL_ENOMEM;
 	obj_entry *e = calloc(1, sizeof(*e) + klen + 1);
 	if (!e)
@@ -528,7 +491,7 @@ static int entry_new(obj_entry **out, const mock_resource *r, const char *key, j
 	return 0;
 fail:
 	json_object_put(holder);
-	entry_free(e);
+	mock__store_entry_free(e);
 	return rc;
 }
 
@@ -540,9 +503,9 @@ static int json_with_rv(char **out, size_t *len_out, const obj_entry *e, uint64_
 	size_t len = 0;
 	int rc = NL_ENOMEM;
 	json_object *o = json_tokener_parse(e->json);
-	json_object *m = o ? meta_of(o) : NULL;
-	rv_string(rvs, rv);
-	if (!m || set_string(m, "resourceVersion", rvs) != 0)
+	json_object *m = o ? mock__store_meta_of(o) : NULL;
+	mock__store_rv_string(rvs, rv);
+	if (!m || mock__store_set_string(m, "resourceVersion", rvs) != 0)
 		goto done;
 	const char *js = json_object_to_json_string_length(o, JSON_FLAGS, &len);
 	char *copy = js ? malloc(len + 1) : NULL;
@@ -557,7 +520,7 @@ done:
 	return rc;
 }
 
-static int dup_bytes(char **out, size_t *len_out, const char *s, size_t len)
+int mock__store_dup_bytes(char **out, size_t *len_out, const char *s, size_t len)
 {
 	char *c = malloc(len + 1);
 	if (!c)
@@ -572,19 +535,20 @@ static int dup_bytes(char **out, size_t *len_out, const char *s, size_t len)
 
 /* Write-ahead: the change reaches the state file before memory, so a write
  * the file refused was never acknowledged or seen by a watcher. */
-static int persist(mock_store *s, const mock_resource *r, mock_store_event ev, const char *key,
-                   const char *json, size_t len, uint64_t rv)
+int mock__store_persist(mock_store *s, const mock_resource *r, mock_store_event ev, const char *key,
+                        const char *json, size_t len, uint64_t rv)
 {
 	return s->persist ? s->persist(r, ev, key, json, len, rv, s->persist_payload) : 0;
 }
 
-static int fail_persist(nl_status **st)
+int mock__store_fail_persist(nl_status **st)
 {
-	return fail(st, nl_status_internal("cannot write the change to the state file"), NL_EIO);
+	return mock__store_fail(st, nl_status_internal("cannot write the change to the state file"),
+	                        NL_EIO);
 }
 
-static void notify(mock_store *s, const mock_resource *r, mock_store_event ev, const char *json,
-                   size_t len, const obj_entry *old, uint64_t rv)
+void mock__store_notify(mock_store *s, const mock_resource *r, mock_store_event ev,
+                        const char *json, size_t len, const obj_entry *old, uint64_t rv)
 {
 	if (s->observer)
 		s->observer(r, ev, json, len, old ? old->json : NULL, old ? old->len : 0, rv,
@@ -624,7 +588,7 @@ void mock_store_free(mock_store *s)
 		return;
 	for (int k = 0; k < MOCK_KIND_COUNT; k++) {
 		for (size_t i = 0; i < s->t[k].n; i++)
-			entry_free(s->t[k].v[i]);
+			mock__store_entry_free(s->t[k].v[i]);
 		free(s->t[k].v);
 	}
 	pthread_rwlock_destroy(&s->lock);
@@ -654,10 +618,10 @@ uint64_t mock_store_rv(mock_store *s)
 
 size_t mock_store_count(mock_store *s, const mock_resource *r)
 {
-	if (!valid_resource(r))
+	if (!mock__store_valid_resource(r))
 		return 0;
 	pthread_rwlock_rdlock(&s->lock);
-	size_t n = table_of(s, r)->n;
+	size_t n = mock__store_table_of(s, r)->n;
 	pthread_rwlock_unlock(&s->lock);
 	return n;
 }
@@ -665,23 +629,23 @@ size_t mock_store_count(mock_store *s, const mock_resource *r)
 int mock_store_get(mock_store *s, const mock_resource *r, const char *ns, const char *name,
                    char **out, size_t *len_out, nl_status **st)
 {
-	if (!s || !valid_resource(r) || !name || !out)
+	if (!s || !mock__store_valid_resource(r) || !name || !out)
 		return NL_EINVAL;
-	char *key = key_new(r, ns, name);
+	char *key = mock__store_key_new(r, ns, name);
 	if (!key)
-		return fail_nomem(st);
+		return mock__store_fail_nomem(st);
 	int rc = 0;
 	pthread_rwlock_rdlock(&s->lock);
-	obj_entry *e = table_find(table_of(s, r), key, NULL);
+	obj_entry *e = mock__store_table_find(mock__store_table_of(s, r), key, NULL);
 	if (e)
-		rc = dup_bytes(out, len_out, e->json, e->len);
+		rc = mock__store_dup_bytes(out, len_out, e->json, e->len);
 	pthread_rwlock_unlock(&s->lock);
 	free(key);
 	if (!e) {
-		nl_gr gr = gr_of(r);
-		return fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
+		nl_gr gr = mock__store_gr_of(r);
+		return mock__store_fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
 	}
-	return rc ? fail_nomem(st) : 0;
+	return rc ? mock__store_fail_nomem(st) : 0;
 }
 
 int mock_store_get_object(mock_store *s, const mock_resource *r, const char *ns, const char *name,
@@ -703,13 +667,13 @@ int mock_store_get_object(mock_store *s, const mock_resource *r, const char *ns,
 int mock_store_uid(mock_store *s, const mock_resource *r, const char *ns, const char *name,
                    char *out, size_t outlen)
 {
-	if (!s || !valid_resource(r) || !name || !out || outlen <= MOCK_UUID_LEN)
+	if (!s || !mock__store_valid_resource(r) || !name || !out || outlen <= MOCK_UUID_LEN)
 		return NL_EINVAL;
-	char *key = key_new(r, ns, name);
+	char *key = mock__store_key_new(r, ns, name);
 	if (!key)
 		return NL_ENOMEM;
 	pthread_rwlock_rdlock(&s->lock);
-	const obj_entry *e = table_find(table_of(s, r), key, NULL);
+	const obj_entry *e = mock__store_table_find(mock__store_table_of(s, r), key, NULL);
 	if (e)
 		memcpy(out, e->uid, MOCK_UUID_LEN + 1);
 	pthread_rwlock_unlock(&s->lock);
@@ -736,7 +700,7 @@ typedef struct {
 static int prepare_create(const write_req *w, const char *uid)
 {
 	char ts[NL_TIME_BUFSZ];
-	json_object *m = meta_of(w->obj);
+	json_object *m = mock__store_meta_of(w->obj);
 	if (!m)
 		return NL_ENOMEM;
 	nl_time_format(ts, w->s->now(w->s->now_payload));
@@ -745,9 +709,10 @@ static int prepare_create(const write_req *w, const char *uid)
 	json_object_object_del(m, "deletionGracePeriodSeconds");
 	if (!w->r->namespaced)
 		json_object_object_del(m, "namespace");
-	if (set_string(w->obj, "kind", w->r->kind) ||
-	    set_string(w->obj, "apiVersion", w->r->api_version) || set_string(m, "uid", uid) ||
-	    set_string(m, "creationTimestamp", ts))
+	if (mock__store_set_string(w->obj, "kind", w->r->kind) ||
+	    mock__store_set_string(w->obj, "apiVersion", w->r->api_version) ||
+	    mock__store_set_string(m, "uid", uid) ||
+	    mock__store_set_string(m, "creationTimestamp", ts))
 		return NL_ENOMEM;
 	return 0;
 }
@@ -756,16 +721,17 @@ static int prepare_create(const write_req *w, const char *uid)
  * (rest.BeforeUpdate). */
 static int prepare_update(const write_req *w, json_object *old, const char *uid)
 {
-	json_object *m = meta_of(w->obj);
+	json_object *m = mock__store_meta_of(w->obj);
 	json_object *om = nl_json_get_path(old, "metadata");
 	if (!m)
 		return NL_ENOMEM;
 	json_object_object_del(m, "selfLink");
 	if (!w->r->namespaced)
 		json_object_object_del(m, "namespace");
-	if (set_string(w->obj, "kind", w->r->kind) ||
-	    set_string(w->obj, "apiVersion", w->r->api_version) || set_string(m, "uid", uid) ||
-	    copy_member(m, om, "creationTimestamp") || copy_member(m, om, "generation"))
+	if (mock__store_set_string(w->obj, "kind", w->r->kind) ||
+	    mock__store_set_string(w->obj, "apiVersion", w->r->api_version) ||
+	    mock__store_set_string(m, "uid", uid) || copy_member(m, om, "creationTimestamp") ||
+	    copy_member(m, om, "generation"))
 		return NL_ENOMEM;
 	return 0;
 }
@@ -773,7 +739,7 @@ static int prepare_update(const write_req *w, json_object *old, const char *uid)
 static int run_hook(const write_req *w, json_object *old, nl_status **st)
 {
 	nl_status *h = w->hook ? w->hook(w->obj, old, w->payload) : NULL;
-	return h ? fail(st, h, err_of_code(h->code)) : 0;
+	return h ? mock__store_fail(st, h, err_of_code(h->code)) : 0;
 }
 
 /* 422 for an object without a name (only reachable without validation). */
@@ -785,9 +751,9 @@ static int name_required(const mock_resource *r, nl_status **st)
 	                              "metadata.name") != 0 ||
 	          nl_status_finish_invalid(x) != 0)) {
 		nl_status_free(x);
-		return fail_nomem(st);
+		return mock__store_fail_nomem(st);
 	}
-	return fail(st, x, NL_EINVALID);
+	return mock__store_fail(st, x, NL_EINVALID);
 }
 
 static nl_status *namespace_not_found(const char *ns)
@@ -803,25 +769,25 @@ static int commit_dry_run(const write_req *w, const char *key, const char *uid, 
 {
 	char rvs[RV_BUFSZ];
 	obj_entry *e = NULL;
-	json_object *m = meta_of(w->obj);
-	rv_string(rvs, rv);
-	if (!m || (rv && set_string(m, "resourceVersion", rvs)))
-		return fail_nomem(st);
+	json_object *m = mock__store_meta_of(w->obj);
+	mock__store_rv_string(rvs, rv);
+	if (!m || (rv && mock__store_set_string(m, "resourceVersion", rvs)))
+		return mock__store_fail_nomem(st);
 	if (!rv)
 		json_object_object_del(m, "resourceVersion");
-	int rc = entry_new(&e, w->r, key, w->obj, rv, uid);
+	int rc = mock__store_entry_new(&e, w->r, key, w->obj, rv, uid);
 	if (rc == 0) {
-		rc = dup_bytes(&res->json, &res->len, e->json, e->len);
-		entry_free(e);
+		rc = mock__store_dup_bytes(&res->json, &res->len, e->json, e->len);
+		mock__store_entry_free(e);
 	}
-	return rc ? fail(st, nl_status_internal("cannot serialize the object"), rc) : 0;
+	return rc ? mock__store_fail(st, nl_status_internal("cannot serialize the object"), rc) : 0;
 }
 
 /* Store w->obj under key as a new object (create, or create-on-update). */
 static int commit_insert(const write_req *w, const char *key, const char *uid, write_result *res,
                          nl_status **st)
 {
-	table *t = table_of(w->s, w->r);
+	table *t = mock__store_table_of(w->s, w->r);
 	char rvs[RV_BUFSZ];
 	obj_entry *e = NULL;
 	size_t pos;
@@ -830,25 +796,26 @@ static int commit_insert(const write_req *w, const char *key, const char *uid, w
 		res->created = 1;
 		return commit_dry_run(w, key, uid, 0, res, st);
 	}
-	rv_string(rvs, rv);
-	if (table_reserve(t, t->n + 1) != 0 || set_string(meta_of(w->obj), "resourceVersion", rvs))
-		return fail_nomem(st);
-	int rc = entry_new(&e, w->r, key, w->obj, rv, uid);
-	if (rc == 0 && (rc = dup_bytes(&res->json, &res->len, e->json, e->len)) != 0)
-		entry_free(e);
+	mock__store_rv_string(rvs, rv);
+	if (mock__store_table_reserve(t, t->n + 1) != 0 ||
+	    mock__store_set_string(mock__store_meta_of(w->obj), "resourceVersion", rvs))
+		return mock__store_fail_nomem(st);
+	int rc = mock__store_entry_new(&e, w->r, key, w->obj, rv, uid);
+	if (rc == 0 && (rc = mock__store_dup_bytes(&res->json, &res->len, e->json, e->len)) != 0)
+		mock__store_entry_free(e);
 	if (rc != 0)
-		return fail(st, nl_status_internal("cannot serialize the object"), rc);
-	if (persist(w->s, w->r, MOCK_STORE_ADDED, key, e->json, e->len, rv) != 0) {
+		return mock__store_fail(st, nl_status_internal("cannot serialize the object"), rc);
+	if (mock__store_persist(w->s, w->r, MOCK_STORE_ADDED, key, e->json, e->len, rv) != 0) {
 		free(res->json);
 		res->json = NULL;
-		entry_free(e);
-		return fail_persist(st);
+		mock__store_entry_free(e);
+		return mock__store_fail_persist(st);
 	}
-	table_find(t, key, &pos);
-	table_insert(t, pos, e);
+	mock__store_table_find(t, key, &pos);
+	mock__store_table_insert(t, pos, e);
 	w->s->rv = rv;
 	res->created = 1;
-	notify(w->s, w->r, MOCK_STORE_ADDED, e->json, e->len, NULL, rv);
+	mock__store_notify(w->s, w->r, MOCK_STORE_ADDED, e->json, e->len, NULL, rv);
 	return 0;
 }
 
@@ -858,44 +825,47 @@ static int unchanged(const write_req *w, const obj_entry *old)
 {
 	obj_entry *e = NULL;
 	char rvs[RV_BUFSZ];
-	rv_string(rvs, old->rv);
-	if (set_string(meta_of(w->obj), "resourceVersion", rvs) ||
-	    entry_new(&e, w->r, old->key, w->obj, old->rv, old->uid) != 0)
+	mock__store_rv_string(rvs, old->rv);
+	if (mock__store_set_string(mock__store_meta_of(w->obj), "resourceVersion", rvs) ||
+	    mock__store_entry_new(&e, w->r, old->key, w->obj, old->rv, old->uid) != 0)
 		return 0;
 	int same = e->len == old->len && memcmp(e->json, old->json, old->len) == 0;
-	entry_free(e);
+	mock__store_entry_free(e);
 	return same;
 }
 
 /* Replace the entry at pos with w->obj. */
 static int commit_replace(const write_req *w, size_t pos, write_result *res, nl_status **st)
 {
-	table *t = table_of(w->s, w->r);
+	table *t = mock__store_table_of(w->s, w->r);
 	obj_entry *old = t->v[pos], *e = NULL;
 	char rvs[RV_BUFSZ];
 	uint64_t rv = w->s->rv + 1;
 	if (w->flags & MOCK_WRITE_F_DRY_RUN)
 		return commit_dry_run(w, old->key, old->uid, old->rv, res, st);
 	if ((w->flags & MOCK_WRITE_F_SKIP_NOOP) && unchanged(w, old))
-		return dup_bytes(&res->json, &res->len, old->json, old->len) ? fail_nomem(st) : 0;
-	rv_string(rvs, rv);
-	if (set_string(meta_of(w->obj), "resourceVersion", rvs))
-		return fail_nomem(st);
-	int rc = entry_new(&e, w->r, old->key, w->obj, rv, old->uid);
-	if (rc == 0 && (rc = dup_bytes(&res->json, &res->len, e->json, e->len)) != 0)
-		entry_free(e);
+		return mock__store_dup_bytes(&res->json, &res->len, old->json, old->len)
+		           ? mock__store_fail_nomem(st)
+		           : 0;
+	mock__store_rv_string(rvs, rv);
+	if (mock__store_set_string(mock__store_meta_of(w->obj), "resourceVersion", rvs))
+		return mock__store_fail_nomem(st);
+	int rc = mock__store_entry_new(&e, w->r, old->key, w->obj, rv, old->uid);
+	if (rc == 0 && (rc = mock__store_dup_bytes(&res->json, &res->len, e->json, e->len)) != 0)
+		mock__store_entry_free(e);
 	if (rc != 0)
-		return fail(st, nl_status_internal("cannot serialize the object"), rc);
-	if (persist(w->s, w->r, MOCK_STORE_MODIFIED, old->key, e->json, e->len, rv) != 0) {
+		return mock__store_fail(st, nl_status_internal("cannot serialize the object"), rc);
+	if (mock__store_persist(w->s, w->r, MOCK_STORE_MODIFIED, old->key, e->json, e->len, rv) !=
+	    0) {
 		free(res->json);
 		res->json = NULL;
-		entry_free(e);
-		return fail_persist(st);
+		mock__store_entry_free(e);
+		return mock__store_fail_persist(st);
 	}
 	t->v[pos] = e;
 	w->s->rv = rv;
-	notify(w->s, w->r, MOCK_STORE_MODIFIED, e->json, e->len, old, rv);
-	entry_free(old);
+	mock__store_notify(w->s, w->r, MOCK_STORE_MODIFIED, e->json, e->len, old, rv);
+	mock__store_entry_free(old);
 	return 0;
 }
 
@@ -907,32 +877,32 @@ static int do_create(const write_req *w, write_result *res, nl_status **st)
 	char uid[MOCK_UUID_LEN + 1];
 	uint64_t body_rv = 0;
 	if (w->r->namespaced && !namespace_exists(w->s, w->ns))
-		return fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
+		return mock__store_fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
 	/* etcd3's Create refuses a numeric non-zero resourceVersion and
 	 * ignores one that does not parse. */
-	const char *brv = str_member(meta_of(w->obj), "resourceVersion");
-	int rv_set = brv && parse_uint_go(brv, &body_rv) == 0 && body_rv != 0;
+	const char *brv = mock__store_str_member(mock__store_meta_of(w->obj), "resourceVersion");
+	int rv_set = brv && mock__store_parse_uint_go(brv, &body_rv) == 0 && body_rv != 0;
 	mock_uuid_v4(uid);
 	if (prepare_create(w, uid) != 0)
-		return fail_nomem(st);
+		return mock__store_fail_nomem(st);
 	int rc = run_hook(w, NULL, st);
 	if (rc != 0)
 		return rc;
-	const char *name = str_member(meta_of(w->obj), "name");
+	const char *name = mock__store_str_member(mock__store_meta_of(w->obj), "name");
 	if (!name || !*name)
 		return name_required(w->r, st);
 	if (rv_set)
-		return fail(
+		return mock__store_fail(
 		    st,
 		    nl_status_new(500, NULL,
 		                  "resourceVersion should not be set on objects to be created"),
 		    NL_ERROR);
-	char *key = key_new(w->r, w->ns, name);
+	char *key = mock__store_key_new(w->r, w->ns, name);
 	if (!key)
-		return fail_nomem(st);
-	if (table_find(table_of(w->s, w->r), key, NULL)) {
-		nl_gr gr = gr_of(w->r);
-		rc = fail(st, nl_status_already_exists(&gr, name), NL_EEXISTS);
+		return mock__store_fail_nomem(st);
+	if (mock__store_table_find(mock__store_table_of(w->s, w->r), key, NULL)) {
+		nl_gr gr = mock__store_gr_of(w->r);
+		rc = mock__store_fail(st, nl_status_already_exists(&gr, name), NL_EEXISTS);
 	} else {
 		rc = commit_insert(w, key, uid, res, st);
 	}
@@ -955,7 +925,7 @@ static nl_status *uid_precondition_failed(const mock_resource *r, const char *ke
                                           const char *want, const char *have)
 {
 	char ek[600], why[1024];
-	nl_gr gr = gr_of(r);
+	nl_gr gr = mock__store_gr_of(r);
 	etcd_key(ek, sizeof(ek), r, key);
 	snprintf(why, sizeof(why),
 	         "StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, "
@@ -985,7 +955,7 @@ static int create_on_update(const write_req *w, const char *key, write_result *r
 	char uid[MOCK_UUID_LEN + 1];
 	mock_uuid_v4(uid);
 	if (prepare_create(w, uid) != 0)
-		return fail_nomem(st);
+		return mock__store_fail_nomem(st);
 	int rc = run_hook(w, NULL, st);
 	return rc ? rc : commit_insert(w, key, uid, res, st);
 }
@@ -997,21 +967,21 @@ static int check_update_rv(const write_req *w, const obj_entry *e, const char *n
 {
 	char why[256];
 	uint64_t v = 0;
-	const char *brv = str_member(meta_of(w->obj), "resourceVersion");
-	int perr = brv && *brv ? parse_uint_go(brv, &v) : 0;
+	const char *brv = mock__store_str_member(mock__store_meta_of(w->obj), "resourceVersion");
+	int perr = brv && *brv ? mock__store_parse_uint_go(brv, &v) : 0;
 	if (perr) {
-		parse_uint_error(why, sizeof(why), brv, perr);
-		return fail(st, nl_status_new(500, NULL, why), NL_ERROR);
+		mock__store_parse_uint_error(why, sizeof(why), brv, perr);
+		return mock__store_fail(st, nl_status_new(500, NULL, why), NL_ERROR);
 	}
 	if (!e)
 		return 0;
 	if (v == 0 && !w->r->unconditional_update) {
 		nl_status *x = rv_required(w->r, name);
-		return x ? fail(st, x, NL_EINVALID) : fail_nomem(st);
+		return x ? mock__store_fail(st, x, NL_EINVALID) : mock__store_fail_nomem(st);
 	}
 	if (v != 0 && v != e->rv) {
-		nl_gr gr = gr_of(w->r);
-		return fail(st, nl_status_conflict(&gr, name, NULL), NL_ECONFLICT);
+		nl_gr gr = mock__store_gr_of(w->r);
+		return mock__store_fail(st, nl_status_conflict(&gr, name, NULL), NL_ECONFLICT);
 	}
 	return 0;
 }
@@ -1039,26 +1009,27 @@ static json_object *parse_stored(const obj_entry *e)
  * then), the body's resourceVersion, then the strategy (the hook). */
 static int do_update(const write_req *w, write_result *res, nl_status **st)
 {
-	table *t = table_of(w->s, w->r);
-	json_object *m = meta_of(w->obj);
-	const char *name = str_member(m, "name");
+	table *t = mock__store_table_of(w->s, w->r);
+	json_object *m = mock__store_meta_of(w->obj);
+	const char *name = mock__store_str_member(m, "name");
 	size_t pos = 0;
 	int rc;
 	if (!name || !*name)
 		return name_required(w->r, st);
-	char *key = key_new(w->r, w->ns, name);
+	char *key = mock__store_key_new(w->r, w->ns, name);
 	if (!key)
-		return fail_nomem(st);
-	obj_entry *e = table_find(t, key, &pos);
-	const char *uid = str_member(m, "uid");
+		return mock__store_fail_nomem(st);
+	obj_entry *e = mock__store_table_find(t, key, &pos);
+	const char *uid = mock__store_str_member(m, "uid");
 	if (uid && *uid && (!e || strcmp(uid, e->uid) != 0)) {
-		rc = fail(st, uid_precondition_failed(w->r, key, name, uid, e ? e->uid : ""),
-		          NL_ECONFLICT);
+		rc = mock__store_fail(
+		    st, uid_precondition_failed(w->r, key, name, uid, e ? e->uid : ""),
+		    NL_ECONFLICT);
 	} else if (!e && !w->r->create_on_update) {
-		nl_gr gr = gr_of(w->r);
-		rc = fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
+		nl_gr gr = mock__store_gr_of(w->r);
+		rc = mock__store_fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
 	} else if (!e && w->r->namespaced && !namespace_exists(w->s, w->ns)) {
-		rc = fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
+		rc = mock__store_fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
 	} else if ((rc = check_update_rv(w, e, name, st)) != 0) {
 		/* rc and *st are set */
 	} else if (!e) {
@@ -1068,7 +1039,7 @@ static int do_update(const write_req *w, write_result *res, nl_status **st)
 	} else {
 		json_object *old = parse_stored(e);
 		if (!old || prepare_update(w, old, e->uid) != 0)
-			rc = fail_nomem(st);
+			rc = mock__store_fail_nomem(st);
 		else if ((rc = run_hook(w, old, st)) == 0)
 			rc = commit_replace(w, pos, res, st);
 		json_object_put(old);
@@ -1090,27 +1061,27 @@ int mock_store_write_ex(mock_store *s, const mock_resource *r, mock_write_op op,
 {
 	write_result res = {NULL, 0, 0};
 	char *ns = NULL;
-	if (!s || !valid_resource(r) || !json_object_is_type(obj, json_type_object))
+	if (!s || !mock__store_valid_resource(r) || !json_object_is_type(obj, json_type_object))
 		return NL_EINVAL;
-	json_object *m = meta_of(obj);
+	json_object *m = mock__store_meta_of(obj);
 	if (!m)
-		return fail_nomem(st);
+		return mock__store_fail_nomem(st);
 	if (r->namespaced) {
-		const char *n = str_member(m, "namespace");
+		const char *n = mock__store_str_member(m, "namespace");
 		/* The handlers fill the namespace from the URL; this is the
 		 * apiserver's BeforeCreate text for a request without one. */
 		if (!n || !*n)
-			return fail(
+			return mock__store_fail(
 			    st,
 			    nl_status_internal("no namespace information found in request context"),
 			    NL_EINVAL);
 		/* Copied: the hook may rewrite metadata. */
 		if (!(ns = strdup(n)))
-			return fail_nomem(st);
+			return mock__store_fail_nomem(st);
 	}
 	write_req w = {s, r, obj, hook, payload, ns, flags};
 	pthread_rwlock_wrlock(&s->lock);
-	table_of(s, r)->r = r;
+	mock__store_table_of(s, r)->r = r;
 	int rc = op == MOCK_WRITE_CREATE ? do_create(&w, &res, st) : do_update(&w, &res, st);
 	pthread_rwlock_unlock(&s->lock);
 	free(ns);
@@ -1142,14 +1113,14 @@ static int delete_at(mock_store *s, table *t, size_t pos, char **json_out, size_
 	int rc = json_with_rv(&dj, &dl, e, rv);
 	if (rc != 0)
 		return rc;
-	if (persist(s, t->r, MOCK_STORE_DELETED, e->key, NULL, 0, rv) != 0) {
+	if (mock__store_persist(s, t->r, MOCK_STORE_DELETED, e->key, NULL, 0, rv) != 0) {
 		free(dj);
 		return NL_EIO;
 	}
-	table_remove(t, pos);
+	mock__store_table_remove(t, pos);
 	s->rv = rv;
-	notify(s, t->r, MOCK_STORE_DELETED, dj, dl, e, rv);
-	entry_free(e);
+	mock__store_notify(s, t->r, MOCK_STORE_DELETED, dj, dl, e, rv);
+	mock__store_entry_free(e);
 	if (json_out) {
 		*json_out = dj;
 		*len_out = dl;
@@ -1176,7 +1147,7 @@ static int delete_namespace_contents(mock_store *s, const char *ns)
 		table *t = &s->t[k];
 		if (!t->r || !t->r->namespaced)
 			continue;
-		size_t i = lower_bound(t, prefix, plen);
+		size_t i = mock__store_lower_bound(t, prefix, plen);
 		while (rc == 0 && i < t->n && strncmp(t->v[i]->key, prefix, plen) == 0)
 			rc = delete_at(s, t, i, NULL, NULL);
 	}
@@ -1202,18 +1173,20 @@ static int check_delete_preconditions(const mock_resource *r, const obj_entry *e
                                       const char *pre_uid, const char *pre_rv, nl_status **st)
 {
 	char rvs[RV_BUFSZ];
-	rv_string(rvs, e->rv);
+	mock__store_rv_string(rvs, e->rv);
 	if (pre_uid && strcmp(pre_uid, e->uid) != 0)
-		return fail(st,
-		            delete_precondition_failed(
-		                r, name, "UID", pre_uid, e->uid,
-		                "The object might have been deleted and then recreated"),
-		            NL_ECONFLICT);
+		return mock__store_fail(
+		    st,
+		    delete_precondition_failed(
+		        r, name, "UID", pre_uid, e->uid,
+		        "The object might have been deleted and then recreated"),
+		    NL_ECONFLICT);
 	if (pre_rv && strcmp(pre_rv, rvs) != 0)
-		return fail(st,
-		            delete_precondition_failed(r, name, "ResourceVersion", pre_rv, rvs,
-		                                       "The object might have been modified"),
-		            NL_ECONFLICT);
+		return mock__store_fail(
+		    st,
+		    delete_precondition_failed(r, name, "ResourceVersion", pre_rv, rvs,
+		                               "The object might have been modified"),
+		    NL_ECONFLICT);
 	return 0;
 }
 
@@ -1230,23 +1203,23 @@ int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, 
 {
 	char *dj = NULL;
 	size_t dl = 0, pos = 0;
-	if (!s || !valid_resource(r) || !name)
+	if (!s || !mock__store_valid_resource(r) || !name)
 		return NL_EINVAL;
-	char *key = key_new(r, ns, name);
+	char *key = mock__store_key_new(r, ns, name);
 	if (!key)
-		return fail_nomem(st);
+		return mock__store_fail_nomem(st);
 	pthread_rwlock_wrlock(&s->lock);
-	table *t = table_of(s, r);
+	table *t = mock__store_table_of(s, r);
 	t->r = r;
-	obj_entry *e = table_find(t, key, &pos);
+	obj_entry *e = mock__store_table_find(t, key, &pos);
 	int rc;
 	if (!e) {
-		nl_gr gr = gr_of(r);
-		rc = fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
+		nl_gr gr = mock__store_gr_of(r);
+		rc = mock__store_fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
 	} else if ((rc = check_delete_preconditions(r, e, name, pre_uid, pre_rv, st)) == 0 &&
 	           (flags & MOCK_WRITE_F_DRY_RUN)) {
-		if (dup_bytes(&dj, &dl, e->json, e->len) != 0)
-			rc = fail_nomem(st);
+		if (mock__store_dup_bytes(&dj, &dl, e->json, e->len) != 0)
+			rc = mock__store_fail_nomem(st);
 	} else if (rc == 0) {
 		if (r->id == MOCK_KIND_NAMESPACE)
 			rc = delete_namespace_contents(s, name);
@@ -1254,9 +1227,9 @@ int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, 
 		if (rc == 0)
 			rc = delete_at(s, t, pos, &dj, &dl);
 		if (rc == NL_EIO)
-			rc = fail_persist(st);
+			rc = mock__store_fail_persist(st);
 		else if (rc != 0)
-			rc = fail_nomem(st);
+			rc = mock__store_fail_nomem(st);
 	}
 	pthread_rwlock_unlock(&s->lock);
 	free(key);
@@ -1296,18 +1269,7 @@ int mock_store_clear(mock_store *s)
 /* ------------------------------------------------------------------------
  * Lists: options, selection, continue tokens */
 
-typedef struct {
-	uint64_t min_rv;  /* requested resourceVersion, 0 = any */
-	int whole;        /* resourceVersion=0: the watch cache ignores limit */
-	int64_t token_rv; /* from a continue token; 0 = no token */
-	char *start;      /* token's start key, relative to the list's prefix */
-	size_t start_len; /* it ends in a NUL byte */
-	int selector;     /* label or field terms present */
-	const char *ns;   /* namespace range, or NULL for all */
-	const char *name; /* metadata.name the field selector pins, or NULL */
-} list_plan;
-
-static void plan_free(list_plan *p)
+void mock__store_plan_free(list_plan *p)
 {
 	free(p->start);
 }
@@ -1421,10 +1383,10 @@ static int token_object(json_object **out, const char *token, nl_status **st)
 	char why[128];
 	int rc = b64_decode(&raw, &rawlen, token, &bad);
 	if (rc == NL_ENOMEM)
-		return fail_nomem(st);
+		return mock__store_fail_nomem(st);
 	if (rc != 0) {
 		snprintf(why, sizeof(why), ": illegal base64 data at input byte %zu", bad);
-		return fail(st, bad_token(why), NL_EBADREQUEST);
+		return mock__store_fail(st, bad_token(why), NL_EBADREQUEST);
 	}
 	enum json_tokener_error jerr = json_tokener_success;
 	json_object *o = json_tokener_parse_verbose((const char *)raw, &jerr);
@@ -1433,7 +1395,7 @@ static int token_object(json_object **out, const char *token, nl_status **st)
 		snprintf(why, sizeof(why), ": %s",
 		         o ? "not a JSON object" : json_tokener_error_desc(jerr));
 		json_object_put(o);
-		return fail(st, bad_token(why), NL_EBADREQUEST);
+		return mock__store_fail(st, bad_token(why), NL_EBADREQUEST);
 	}
 	*out = o;
 	return 0;
@@ -1448,7 +1410,7 @@ static int token_start(list_plan *p, const char *sk, size_t sklen, nl_status **s
 	char *k = malloc(sklen + 2);
 	size_t klen = sklen;
 	if (!k)
-		return fail_nomem(st);
+		return mock__store_fail_nomem(st);
 	if (sk[0] == '/') {
 		memcpy(k, sk, sklen);
 	} else {
@@ -1459,7 +1421,7 @@ static int token_start(list_plan *p, const char *sk, size_t sklen, nl_status **s
 	if (!clean_path(k, klen)) {
 		snprintf(why, sizeof(why), ": %.*s", (int)strnlen(sk, 500), sk);
 		free(k);
-		return fail(st, bad_token(why), NL_EBADREQUEST);
+		return mock__store_fail(st, bad_token(why), NL_EBADREQUEST);
 	}
 	memmove(k, k + 1, klen - 1);
 	p->start = k;
@@ -1485,15 +1447,17 @@ static int decode_token(list_plan *p, const char *token, nl_status **st)
 	if (strcmp(ver, CONTINUE_VERSION) != 0) {
 		snprintf(why, sizeof(why),
 		         ": server does not recognize this encoded version %.500s", ver);
-		rc = fail(st, bad_token(why), NL_EBADREQUEST);
+		rc = mock__store_fail(st, bad_token(why), NL_EBADREQUEST);
 	} else if (p->token_rv == 0) {
-		rc = fail(st,
-		          bad_token(": incorrect encoded start resourceVersion (version "
-		                    "meta.k8s.io/v1)"),
-		          NL_EBADREQUEST);
+		rc =
+		    mock__store_fail(st,
+		                     bad_token(": incorrect encoded start resourceVersion (version "
+		                               "meta.k8s.io/v1)"),
+		                     NL_EBADREQUEST);
 	} else if (!has_start || json_object_get_string_len(start) == 0) {
-		rc = fail(st, bad_token(": encoded start key empty (version meta.k8s.io/v1)"),
-		          NL_EBADREQUEST);
+		rc = mock__store_fail(
+		    st, bad_token(": encoded start key empty (version meta.k8s.io/v1)"),
+		    NL_EBADREQUEST);
 	} else {
 		rc = token_start(p, json_object_get_string(start),
 		                 (size_t)json_object_get_string_len(start), st);
@@ -1568,13 +1532,13 @@ static int check_fields(const mock_resource *r, const nl_field_selector *fs, nl_
 	                         "\"%s\" is not a known field selector: only "
 	                         "\"metadata.name\", \"metadata.namespace\"",
 	                         c.bad);
-	return fail(st, x, NL_EBADREQUEST);
+	return mock__store_fail(st, x, NL_EBADREQUEST);
 }
 
 /* Everything about the options that needs no lock: selectors, and for a
  * paging list the requested resourceVersion and the continue token. */
-static int plan_list(list_plan *p, const mock_resource *r, const mock_list_opts *o, int paging,
-                     nl_status **st)
+int mock__store_plan_list(list_plan *p, const mock_resource *r, const mock_list_opts *o, int paging,
+                          nl_status **st)
 {
 	char why[512];
 	const char *rv = o->resource_version;
@@ -1594,23 +1558,24 @@ static int plan_list(list_plan *p, const mock_resource *r, const mock_list_opts 
 		return 0;
 	if (o->continue_token && *o->continue_token) {
 		if (rv && *rv && strcmp(rv, "0") != 0)
-			return fail(st,
-			            nl_status_bad_request("specifying resource version is not "
-			                                  "allowed when using continue"),
-			            NL_EBADREQUEST);
+			return mock__store_fail(
+			    st,
+			    nl_status_bad_request("specifying resource version is not "
+			                          "allowed when using continue"),
+			    NL_EBADREQUEST);
 		return decode_token(p, o->continue_token, st);
 	}
 	if (!rv || !*rv)
 		return 0;
-	int perr = parse_uint_go(rv, &p->min_rv);
+	int perr = mock__store_parse_uint_go(rv, &p->min_rv);
 	if (perr) {
 		char q[96], detail[200];
-		go_quote(q, sizeof(q), rv);
-		parse_uint_error(detail, sizeof(detail), rv, perr);
+		mock__store_go_quote(q, sizeof(q), rv);
+		mock__store_parse_uint_error(detail, sizeof(detail), rv, perr);
 		snprintf(why, sizeof(why),
 		         "invalid resource version: resourceVersion: Invalid value: %s: %s", q,
 		         detail);
-		return fail(st, nl_status_bad_request(why), NL_EBADREQUEST);
+		return mock__store_fail(st, nl_status_bad_request(why), NL_EBADREQUEST);
 	}
 	p->whole = p->min_rv == 0;
 	return 0;
@@ -1653,7 +1618,7 @@ static int labels_match(const nl_label_selector *sel, const obj_entry *e)
 	return ok;
 }
 
-static int entry_matches(const mock_resource *r, const obj_entry *e, const mock_list_opts *o)
+int mock__store_entry_matches(const mock_resource *r, const obj_entry *e, const mock_list_opts *o)
 {
 	if (o->labels && !labels_match(o->labels, e))
 		return 0;
@@ -1667,18 +1632,18 @@ static int entry_matches(const mock_resource *r, const obj_entry *e, const mock_
 
 /* The candidate range [*lo, *hi): the namespace's keys, or the one key a
  * metadata.name selector pins, or everything. */
-static int list_range(const table *t, const mock_resource *r, const list_plan *p, size_t *lo,
-                      size_t *hi)
+int mock__store_list_range(const table *t, const mock_resource *r, const list_plan *p, size_t *lo,
+                           size_t *hi)
 {
 	*lo = 0;
 	*hi = t->n;
 	if (p->name) {
-		char *key = key_new(r, p->ns, p->name);
+		char *key = mock__store_key_new(r, p->ns, p->name);
 		if (!key)
 			return NL_ENOMEM;
 		size_t pos;
 		*lo = *hi = 0;
-		if (table_find(t, key, &pos)) {
+		if (mock__store_table_find(t, key, &pos)) {
 			*lo = pos;
 			*hi = pos + 1;
 		}
@@ -1693,9 +1658,9 @@ static int list_range(const table *t, const mock_resource *r, const list_plan *p
 		return NL_ENOMEM;
 	memcpy(k, p->ns, n);
 	k[n] = '/';
-	*lo = lower_bound(t, k, n + 1);
+	*lo = mock__store_lower_bound(t, k, n + 1);
 	k[n] = '/' + 1; /* the first key past "<ns>/..." */
-	*hi = lower_bound(t, k, n + 1);
+	*hi = mock__store_lower_bound(t, k, n + 1);
 	free(k);
 	return 0;
 }
@@ -1714,14 +1679,14 @@ static int resume_at(const table *t, const mock_resource *r, const list_plan *p,
 		k[nl - 1] = '/';
 	}
 	memcpy(k + nl, p->start, p->start_len);
-	size_t at = lower_bound(t, k, nl + p->start_len);
+	size_t at = mock__store_lower_bound(t, k, nl + p->start_len);
 	free(k);
 	if (at > *pos)
 		*pos = at;
 	return 0;
 }
 
-static int list_head(nl_buf *out, const mock_resource *r, uint64_t rv)
+int mock__store_list_head(nl_buf *out, const mock_resource *r, uint64_t rv)
 {
 	return nl_buf_printf(out,
 	                     "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{"
@@ -1729,7 +1694,7 @@ static int list_head(nl_buf *out, const mock_resource *r, uint64_t rv)
 	                     r->list_kind, r->api_version, rv);
 }
 
-static int add_item(nl_buf *out, const char *json, size_t len, size_t body_off, int first)
+int mock__store_add_item(nl_buf *out, const char *json, size_t len, size_t body_off, int first)
 {
 	int rc = nl_buf_add(out, first ? "{" : ",{", first ? 1 : 2);
 	return rc ? rc : nl_buf_add(out, json + body_off, len - body_off);
@@ -1750,7 +1715,7 @@ static int select_page(size_t **idx, size_t *n, int *more, const table *t, const
 			*more = 1;
 			break;
 		}
-		if (!entry_matches(r, t->v[i], o))
+		if (!mock__store_entry_matches(r, t->v[i], o))
 			continue;
 		if (*n == cap) {
 			size_t *v = realloc(*idx, (cap = cap ? cap * 2 : 64) * sizeof(*v));
@@ -1789,14 +1754,14 @@ static int write_page(nl_buf *out, const table *t, const mock_resource *r, const
 	int more = 0;
 	int rc = select_page(&idx, &n, &more, t, r, o, pos, hi, limit);
 	if (rc == 0)
-		rc = list_head(out, r, list_rv);
+		rc = mock__store_list_head(out, r, list_rv);
 	if (rc == 0 && more)
 		rc = add_continue(out, t, r, p, o, idx[n - 1], hi, list_rv);
 	if (rc == 0)
 		rc = nl_buf_adds(out, "},\"items\":[");
 	for (size_t j = 0; j < n && rc == 0; j++) {
 		const obj_entry *e = t->v[idx[j]];
-		rc = add_item(out, e->json, e->len, e->body_off, j == 0);
+		rc = mock__store_add_item(out, e->json, e->len, e->body_off, j == 0);
 	}
 	if (rc == 0)
 		rc = nl_buf_adds(out, "]}");
@@ -1813,14 +1778,15 @@ static void buf_truncate(nl_buf *b, size_t len)
 	}
 }
 
-static int list_failed(nl_buf *out, size_t mark, int rc, nl_status **st)
+int mock__store_list_failed(nl_buf *out, size_t mark, int rc, nl_status **st)
 {
 	buf_truncate(out, mark);
 	if (rc == NL_ETOOBIG)
-		return fail(st, nl_status_internal("the list does not fit in the response"), rc);
+		return mock__store_fail(
+		    st, nl_status_internal("the list does not fit in the response"), rc);
 	if (rc == NL_EIO)
-		return fail_persist(st);
-	return fail_nomem(st);
+		return mock__store_fail_persist(st);
+	return mock__store_fail_nomem(st);
 }
 
 int mock_store_list(mock_store *s, const mock_resource *r, const mock_list_opts *o, nl_buf *out,
@@ -1829,32 +1795,32 @@ int mock_store_list(mock_store *s, const mock_resource *r, const mock_list_opts 
 	static const mock_list_opts none;
 	list_plan p = {0};
 	size_t mark = out ? out->len : 0, lo = 0, hi = 0;
-	if (!s || !valid_resource(r) || !out)
+	if (!s || !mock__store_valid_resource(r) || !out)
 		return NL_EINVAL;
 	if (!o)
 		o = &none;
-	int rc = plan_list(&p, r, o, 1, st);
+	int rc = mock__store_plan_list(&p, r, o, 1, st);
 	if (rc != 0)
 		return rc;
 	pthread_rwlock_rdlock(&s->lock);
-	const table *t = table_of(s, r);
+	const table *t = mock__store_table_of(s, r);
 	uint64_t current = s->rv;
 	/* The store keeps no history: a continued list answers with the
 	 * token's resourceVersion but shows current objects. */
 	uint64_t list_rv = p.token_rv > 0 ? (uint64_t)p.token_rv : current;
 	if (p.min_rv > current) {
 		pthread_rwlock_unlock(&s->lock);
-		plan_free(&p);
-		return fail(st, nl_status_too_large_rv(p.min_rv, current), NL_ETIMEOUT);
+		mock__store_plan_free(&p);
+		return mock__store_fail(st, nl_status_too_large_rv(p.min_rv, current), NL_ETIMEOUT);
 	}
-	rc = list_range(t, r, &p, &lo, &hi);
+	rc = mock__store_list_range(t, r, &p, &lo, &hi);
 	if (rc == 0 && p.start)
 		rc = resume_at(t, r, &p, o, &lo);
 	if (rc == 0)
 		rc = write_page(out, t, r, &p, o, lo < hi ? lo : hi, hi, list_rv);
 	pthread_rwlock_unlock(&s->lock);
-	plan_free(&p);
-	return rc ? list_failed(out, mark, rc, st) : 0;
+	mock__store_plan_free(&p);
+	return rc ? mock__store_list_failed(out, mark, rc, st) : 0;
 }
 
 int mock_store_visit(mock_store *s, const mock_resource *r, const mock_list_opts *o,
@@ -1863,32 +1829,32 @@ int mock_store_visit(mock_store *s, const mock_resource *r, const mock_list_opts
 	mock_list_opts whole = {0};
 	list_plan p = {0};
 	size_t lo = 0, hi = 0;
-	if (!s || !valid_resource(r) || !rv_out)
+	if (!s || !mock__store_valid_resource(r) || !rv_out)
 		return NL_EINVAL;
 	if (o) {
 		whole = *o;
 		whole.limit = 0;
 		whole.continue_token = NULL;
 	}
-	int rc = plan_list(&p, r, &whole, 1, st);
+	int rc = mock__store_plan_list(&p, r, &whole, 1, st);
 	if (rc != 0)
 		return rc;
 	pthread_rwlock_rdlock(&s->lock);
-	const table *t = table_of(s, r);
+	const table *t = mock__store_table_of(s, r);
 	uint64_t current = s->rv;
 	if (p.min_rv > current) {
 		pthread_rwlock_unlock(&s->lock);
-		plan_free(&p);
-		return fail(st, nl_status_too_large_rv(p.min_rv, current), NL_ETIMEOUT);
+		mock__store_plan_free(&p);
+		return mock__store_fail(st, nl_status_too_large_rv(p.min_rv, current), NL_ETIMEOUT);
 	}
-	rc = list_range(t, r, &p, &lo, &hi);
+	rc = mock__store_list_range(t, r, &p, &lo, &hi);
 	for (size_t i = lo; rc == 0 && fn && i < hi; i++)
-		if (entry_matches(r, t->v[i], &whole))
+		if (mock__store_entry_matches(r, t->v[i], &whole))
 			rc = fn(t->v[i]->json, t->v[i]->len, payload);
 	pthread_rwlock_unlock(&s->lock);
-	plan_free(&p);
+	mock__store_plan_free(&p);
 	if (rc == NL_ENOMEM)
-		return fail_nomem(st);
+		return mock__store_fail_nomem(st);
 	if (rc == 0)
 		*rv_out = current;
 	return rc;
@@ -1897,11 +1863,11 @@ int mock_store_visit(mock_store *s, const mock_resource *r, const mock_list_opts
 int mock_store_visit_since(mock_store *s, const mock_resource *r, uint64_t since,
                            mock_store_since_fn fn, void *payload, mock_store_mark *mark)
 {
-	if (!s || !valid_resource(r) || !mark)
+	if (!s || !mock__store_valid_resource(r) || !mark)
 		return NL_EINVAL;
 	int rc = 0;
 	pthread_rwlock_rdlock(&s->lock);
-	const table *t = table_of(s, r);
+	const table *t = mock__store_table_of(s, r);
 	for (size_t i = 0; rc == 0 && fn && i < t->n; i++)
 		if (t->v[i]->rv > since)
 			rc = fn(t->v[i]->key, t->v[i]->rv, t->v[i]->json, t->v[i]->len, payload);
@@ -1922,7 +1888,7 @@ static int delete_selected(mock_store *s, table *t, const mock_list_opts *o, siz
 	for (size_t i = lo, n = 0; i < hi && rc == 0;) {
 		char *dj = NULL;
 		size_t dl = 0;
-		if (!entry_matches(r, t->v[i], o)) {
+		if (!mock__store_entry_matches(r, t->v[i], o)) {
 			i++;
 			continue;
 		}
@@ -1931,7 +1897,8 @@ static int delete_selected(mock_store *s, table *t, const mock_list_opts *o, siz
 		if (rc == 0)
 			rc = delete_at(s, t, i, &dj, &dl);
 		if (rc == 0) {
-			rc = add_item(items, dj, dl, body_offset(r), n++ == 0);
+			rc = mock__store_add_item(items, dj, dl, mock__store_body_offset(r),
+			                          n++ == 0);
 			hi--;
 		}
 		free(dj);
@@ -1946,24 +1913,24 @@ int mock_store_delete_collection(mock_store *s, const mock_resource *r, const mo
 	list_plan p = {0};
 	nl_buf items;
 	size_t mark = out ? out->len : 0, lo = 0, hi = 0;
-	if (!s || !valid_resource(r) || !out)
+	if (!s || !mock__store_valid_resource(r) || !out)
 		return NL_EINVAL;
 	if (!o)
 		o = &none;
-	int rc = plan_list(&p, r, o, 0, st);
+	int rc = mock__store_plan_list(&p, r, o, 0, st);
 	if (rc != 0)
 		return rc;
 	nl_buf_init(&items, 0);
 	pthread_rwlock_wrlock(&s->lock);
-	table *t = table_of(s, r);
+	table *t = mock__store_table_of(s, r);
 	t->r = r;
-	rc = list_range(t, r, &p, &lo, &hi);
+	rc = mock__store_list_range(t, r, &p, &lo, &hi);
 	if (rc == 0)
 		rc = delete_selected(s, t, o, lo, hi, &items);
 	uint64_t list_rv = s->rv;
 	pthread_rwlock_unlock(&s->lock);
 	if (rc == 0)
-		rc = list_head(out, r, list_rv);
+		rc = mock__store_list_head(out, r, list_rv);
 	if (rc == 0)
 		rc = nl_buf_adds(out, "},\"items\":[");
 	if (rc == 0 && items.len)
@@ -1971,8 +1938,8 @@ int mock_store_delete_collection(mock_store *s, const mock_resource *r, const mo
 	if (rc == 0)
 		rc = nl_buf_adds(out, "]}");
 	nl_buf_free(&items);
-	plan_free(&p);
-	return rc ? list_failed(out, mark, rc, st) : 0;
+	mock__store_plan_free(&p);
+	return rc ? mock__store_list_failed(out, mark, rc, st) : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -2012,22 +1979,25 @@ static int restore_entry(obj_entry **out, const mock_resource *r, json_object *o
 	    !json_object_object_get_ex(obj, "metadata", &m) ||
 	    !json_object_is_type(m, json_type_object))
 		return *why = "not an object with metadata", NL_EPARSE;
-	const char *name = str_member(m, "name"), *ns = str_member(m, "namespace");
-	const char *uid = str_member(m, "uid"), *rvs = str_member(m, "resourceVersion");
+	const char *name = mock__store_str_member(m, "name"),
+	           *ns = mock__store_str_member(m, "namespace");
+	const char *uid = mock__store_str_member(m, "uid"),
+	           *rvs = mock__store_str_member(m, "resourceVersion");
 	if (!restorable_name(name) || (r->namespaced && !restorable_name(ns)))
 		return *why = "bad metadata.name or metadata.namespace", NL_EPARSE;
 	if (!uid || strlen(uid) > MOCK_UUID_LEN)
 		return *why = "bad metadata.uid", NL_EPARSE;
-	if (!rvs || parse_uint_go(rvs, &rv) != 0 || rv == 0)
+	if (!rvs || mock__store_parse_uint_go(rvs, &rv) != 0 || rv == 0)
 		return *why = "bad metadata.resourceVersion", NL_EPARSE;
 	if (!r->namespaced)
 		json_object_object_del(m, "namespace");
-	if (set_string(obj, "kind", r->kind) || set_string(obj, "apiVersion", r->api_version))
+	if (mock__store_set_string(obj, "kind", r->kind) ||
+	    mock__store_set_string(obj, "apiVersion", r->api_version))
 		return *why = "out of memory", NL_ENOMEM;
-	char *key = key_new(r, ns, name);
+	char *key = mock__store_key_new(r, ns, name);
 	if (!key)
 		return *why = "out of memory", NL_ENOMEM;
-	int rc = entry_new(out, r, key, obj, rv, uid);
+	int rc = mock__store_entry_new(out, r, key, obj, rv, uid);
 	free(key);
 	if (rc != 0)
 		*why = "cannot index the object";
@@ -2041,7 +2011,7 @@ int mock_store_restore_put(mock_store *s, const mock_resource *r, const char *js
 	size_t pos = 0;
 	if (!why)
 		why = &dummy;
-	if (!s || !valid_resource(r) || !json)
+	if (!s || !mock__store_valid_resource(r) || !json)
 		return *why = "invalid argument", NL_EINVAL;
 	json_tokener *tok = json_tokener_new_ex(NL_DOC_MAX_DEPTH);
 	json_object *obj = tok ? json_tokener_parse_ex(tok, json, (int)len) : NULL;
@@ -2058,16 +2028,16 @@ int mock_store_restore_put(mock_store *s, const mock_resource *r, const char *js
 	if (rc != 0)
 		return rc;
 	pthread_rwlock_wrlock(&s->lock);
-	table *t = table_of(s, r);
+	table *t = mock__store_table_of(s, r);
 	t->r = r;
-	obj_entry *old = table_find(t, e->key, &pos);
+	obj_entry *old = mock__store_table_find(t, e->key, &pos);
 	if (old) {
 		t->v[pos] = e;
-		entry_free(old);
-	} else if (table_reserve(t, t->n + 1) == 0) {
-		table_insert(t, pos, e);
+		mock__store_entry_free(old);
+	} else if (mock__store_table_reserve(t, t->n + 1) == 0) {
+		mock__store_table_insert(t, pos, e);
 	} else {
-		entry_free(e);
+		mock__store_entry_free(e);
 		rc = NL_ENOMEM;
 		*why = "out of memory";
 	}
@@ -2080,15 +2050,15 @@ int mock_store_restore_put(mock_store *s, const mock_resource *r, const char *js
 int mock_store_restore_delete(mock_store *s, const mock_resource *r, const char *key)
 {
 	size_t pos = 0;
-	if (!s || !valid_resource(r) || !key)
+	if (!s || !mock__store_valid_resource(r) || !key)
 		return NL_EINVAL;
 	pthread_rwlock_wrlock(&s->lock);
-	table *t = table_of(s, r);
+	table *t = mock__store_table_of(s, r);
 	t->r = r;
-	obj_entry *e = table_find(t, key, &pos);
+	obj_entry *e = mock__store_table_find(t, key, &pos);
 	if (e) {
-		table_remove(t, pos);
-		entry_free(e);
+		mock__store_table_remove(t, pos);
+		mock__store_entry_free(e);
 	}
 	pthread_rwlock_unlock(&s->lock);
 	return e ? 0 : NL_ENOTFOUND;
