@@ -13,7 +13,16 @@
  * tail, without TypeMeta like the apiserver's), its uid and resourceVersion,
  * metadata.labels as JSON text and the values of the kind's selectable fields.
  * No json-c tree of the object is kept; an update parses the stored JSON
- * once, for the write hook and the fields the server keeps. */
+ * once, for the write hook and the fields the server keeps.
+ *
+ * The store is one module split over files of one job each, around
+ * store_internal.h (its types and the mock__store_ helpers the files
+ * share): this file the tables and their entries, lifecycle, the clock,
+ * the observer and the counters; store_read.c GET and the walks under one
+ * read lock; store_write.c create and update with their preconditions and
+ * the write hook; store_delete.c delete, deletecollection and namespace
+ * deletion; store_list.c LIST with selectors and continue tokens;
+ * store_restore.c the state file's side (restore and dump). */
 #include "store_internal.h"
 
 #include <inttypes.h>
