@@ -13,11 +13,19 @@
  * tail, without TypeMeta like the apiserver's), its uid and resourceVersion,
  * metadata.labels as JSON text and the values of the kind's selectable fields.
  * No json-c tree of the object is kept; an update parses the stored JSON
- * once, for the write hook and the fields the server keeps. */
-#include "store.h"
+ * once, for the write hook and the fields the server keeps.
+ *
+ * The store is one module split over files of one job each, around
+ * store_internal.h (its types and the mock__store_ helpers the files
+ * share): this file the tables and their entries, lifecycle, the clock,
+ * the observer and the counters; store_read.c GET and the walks under one
+ * read lock; store_write.c create and update with their preconditions and
+ * the write hook; store_delete.c delete, deletecollection and namespace
+ * deletion; store_list.c LIST with selectors and continue tokens;
+ * store_restore.c the state file's side (restore and dump). */
+#include "store_internal.h"
 
 #include <inttypes.h>
-#include <nodelet/doc.h>
 #include <nodelet/errors.h>
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
@@ -25,55 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "core/json.h"
-#include "core/uuid.h"
-
-#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-#define RV_BUFSZ 24
-#define CONTINUE_VERSION "meta.k8s.io/v1"
-
-typedef struct obj_entry {
-	char *json; /* NUL-terminated */
-	uint32_t len;
-	uint32_t body_off; /* first member after kind/apiVersion */
-	uint64_t rv;
-	/* metadata.labels as compact JSON, NULL when none. Not a json-c copy:
-	 * that costs ~850 bytes per object (json-c's 16-bucket table), about
-	 * as much as the object itself; only label-selector LISTs parse the
-	 * text, ~1 us per object scanned (tests/bench, docs/benchmarks.md). */
-	char *labels;
-	char **fields; /* r->selectable_fields values; an element may be NULL */
-	uint16_t nfields;
-	char uid[MOCK_UUID_LEN + 1];
-	char key[]; /* "ns/name" or "name" */
-} obj_entry;
-
-typedef struct {
-	const mock_resource *r; /* set by the first write */
-	obj_entry **v;
-	size_t n, cap;
-	uint64_t removed; /* objects removed so far: mock_store_visit_since */
-} table;
-
-struct mock_store {
-	pthread_rwlock_t lock;
-	uint64_t rv;
-	table t[MOCK_KIND_COUNT];
-	mock_now_fn now;
-	void *now_payload;
-	mock_store_observer observer;
-	void *observer_payload;
-	mock_store_persist_fn persist; /* persist.h: the state file, or NULL */
-	void *persist_payload;
-};
-
-/* The outcome of a successful write, copied out after the lock is released. */
-typedef struct {
-	char *json;
-	size_t len;
-	int created;
-} write_result;
 
 /* ------------------------------------------------------------------------
  * Small helpers */
@@ -84,28 +43,8 @@ static int64_t wall_now(void *payload)
 	return nl_time_now();
 }
 
-static int err_of_code(int code)
-{
-	switch (code) {
-	case 400:
-		return NL_EBADREQUEST;
-	case 404:
-		return NL_ENOTFOUND;
-	case 409:
-		return NL_ECONFLICT;
-	case 410:
-		return NL_EGONE;
-	case 422:
-		return NL_EINVALID;
-	case 504:
-		return NL_ETIMEOUT;
-	default:
-		return NL_ERROR;
-	}
-}
-
 /* Hand status to the caller (or drop it) and return code. */
-static int fail(nl_status **st, nl_status *status, int code)
+int mock__store_fail(nl_status **st, nl_status *status, int code)
 {
 	if (st)
 		*st = status;
@@ -114,25 +53,25 @@ static int fail(nl_status **st, nl_status *status, int code)
 	return code;
 }
 
-static int fail_nomem(nl_status **st)
+int mock__store_fail_nomem(nl_status **st)
 {
-	return fail(st, nl_status_internal("out of memory"), NL_ENOMEM);
+	return mock__store_fail(st, nl_status_internal("out of memory"), NL_ENOMEM);
 }
 
-static nl_gr gr_of(const mock_resource *r)
+nl_gr mock__store_gr_of(const mock_resource *r)
 {
 	nl_gr gr = {r->group, r->plural};
 	return gr;
 }
 
-static void rv_string(char out[RV_BUFSZ], uint64_t rv)
+void mock__store_rv_string(char out[RV_BUFSZ], uint64_t rv)
 {
 	snprintf(out, RV_BUFSZ, "%" PRIu64, rv);
 }
 
 /* strconv.ParseUint(s, 10, 64): 0, or 1 for a syntax error, 2 for overflow
  * (Go stops at the first overflowing digit, so "99..9x" is out of range). */
-static int parse_uint_go(const char *s, uint64_t *out)
+int mock__store_parse_uint_go(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
 	if (!*s)
@@ -150,7 +89,7 @@ static int parse_uint_go(const char *s, uint64_t *out)
 }
 
 /* Go's %q for the printable strings a resourceVersion can hold. */
-static void go_quote(char *out, size_t outlen, const char *s)
+void mock__store_go_quote(char *out, size_t outlen, const char *s)
 {
 	size_t o = 0;
 	if (outlen < 3)
@@ -169,15 +108,15 @@ static void go_quote(char *out, size_t outlen, const char *s)
 }
 
 /* "strconv.ParseUint: parsing "abc": invalid syntax" */
-static void parse_uint_error(char *out, size_t outlen, const char *s, int why)
+void mock__store_parse_uint_error(char *out, size_t outlen, const char *s, int why)
 {
 	char q[96];
-	go_quote(q, sizeof(q), s);
+	mock__store_go_quote(q, sizeof(q), s);
 	snprintf(out, outlen, "strconv.ParseUint: parsing %s: %s", q,
 	         why == 2 ? "value out of range" : "invalid syntax");
 }
 
-static const char *str_member(json_object *o, const char *key)
+const char *mock__store_str_member(json_object *o, const char *key)
 {
 	json_object *v = NULL;
 	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
@@ -186,7 +125,7 @@ static const char *str_member(json_object *o, const char *key)
 }
 
 /* obj.metadata, created (or replaced when not an object) as needed. */
-static json_object *meta_of(json_object *obj)
+json_object *mock__store_meta_of(json_object *obj)
 {
 	json_object *m = NULL;
 	if (json_object_object_get_ex(obj, "metadata", &m) &&
@@ -200,7 +139,7 @@ static json_object *meta_of(json_object *obj)
 	return m;
 }
 
-static int set_string(json_object *o, const char *key, const char *value)
+int mock__store_set_string(json_object *o, const char *key, const char *value)
 {
 	json_object *v = json_object_new_string(value);
 	if (!v || json_object_object_add(o, key, v) != 0) {
@@ -210,29 +149,10 @@ static int set_string(json_object *o, const char *key, const char *value)
 	return 0;
 }
 
-/* o[key] = a deep copy of src[key], or no o[key] when src has none. A
- * member o has keeps its place (json-c replaces in place): metadata stays
- * in Go order and needs no sorting later. */
-static int copy_member(json_object *o, json_object *src, const char *key)
-{
-	json_object *v = NULL, *copy = NULL;
-	if (!src || !json_object_object_get_ex(src, key, &v)) {
-		json_object_object_del(o, key);
-		return 0;
-	}
-	if (json_object_deep_copy(v, &copy, NULL) != 0)
-		return NL_ENOMEM;
-	if (json_object_object_add(o, key, copy) != 0) {
-		json_object_put(copy);
-		return NL_ENOMEM;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------------------
  * Keys and tables */
 
-static char *key_new(const mock_resource *r, const char *ns, const char *name)
+char *mock__store_key_new(const mock_resource *r, const char *ns, const char *name)
 {
 	size_t nl = strlen(name);
 	size_t sl = r->namespaced ? strlen(ns ? ns : "") + 1 : 0;
@@ -247,13 +167,6 @@ static char *key_new(const mock_resource *r, const char *ns, const char *name)
 	return k;
 }
 
-/* The name part of a key. */
-static const char *key_name(const mock_resource *r, const char *key)
-{
-	const char *slash = r->namespaced ? strchr(key, '/') : NULL;
-	return slash ? slash + 1 : key;
-}
-
 /* Compare the C string a with the (b, blen) byte string; b may hold a NUL
  * (a continue token's start is "<last key>\0"). */
 static int key_cmp(const char *a, const char *b, size_t blen)
@@ -266,7 +179,7 @@ static int key_cmp(const char *a, const char *b, size_t blen)
 }
 
 /* Index of the first entry whose key is >= (k, klen). */
-static size_t lower_bound(const table *t, const char *k, size_t klen)
+size_t mock__store_lower_bound(const table *t, const char *k, size_t klen)
 {
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
@@ -279,16 +192,16 @@ static size_t lower_bound(const table *t, const char *k, size_t klen)
 	return lo;
 }
 
-static obj_entry *table_find(const table *t, const char *key, size_t *pos)
+obj_entry *mock__store_table_find(const table *t, const char *key, size_t *pos)
 {
 	size_t klen = strlen(key);
-	size_t i = lower_bound(t, key, klen);
+	size_t i = mock__store_lower_bound(t, key, klen);
 	if (pos)
 		*pos = i;
 	return i < t->n && strcmp(t->v[i]->key, key) == 0 ? t->v[i] : NULL;
 }
 
-static int table_reserve(table *t, size_t n)
+int mock__store_table_reserve(table *t, size_t n)
 {
 	if (n <= t->cap)
 		return 0;
@@ -304,39 +217,34 @@ static int table_reserve(table *t, size_t n)
 }
 
 /* Room must have been reserved. */
-static void table_insert(table *t, size_t pos, obj_entry *e)
+void mock__store_table_insert(table *t, size_t pos, obj_entry *e)
 {
 	memmove(t->v + pos + 1, t->v + pos, (t->n - pos) * sizeof(*t->v));
 	t->v[pos] = e;
 	t->n++;
 }
 
-static void table_remove(table *t, size_t pos)
+void mock__store_table_remove(table *t, size_t pos)
 {
 	memmove(t->v + pos, t->v + pos + 1, (t->n - pos - 1) * sizeof(*t->v));
 	t->n--;
 	t->removed++;
 }
 
-static table *table_of(mock_store *s, const mock_resource *r)
+table *mock__store_table_of(mock_store *s, const mock_resource *r)
 {
 	return &s->t[r->id];
 }
 
-static int valid_resource(const mock_resource *r)
+int mock__store_valid_resource(const mock_resource *r)
 {
 	return r && (unsigned)r->id < MOCK_KIND_COUNT;
-}
-
-static int namespace_exists(const mock_store *s, const char *ns)
-{
-	return table_find(&s->t[MOCK_KIND_NAMESPACE], ns, NULL) != NULL;
 }
 
 /* ------------------------------------------------------------------------
  * Entries: serialized object plus index fields */
 
-static void entry_free(obj_entry *e)
+void mock__store_entry_free(obj_entry *e)
 {
 	if (!e)
 		return;
@@ -469,7 +377,7 @@ static const char *serialize(json_object *obj, json_object **holder, size_t *len
 /* Where the members after kind and apiVersion start: the stored JSON begins
  * {"kind":"<kind>","apiVersion":"<apiVersion>", and neither value needs
  * escaping. */
-static size_t body_offset(const mock_resource *r)
+size_t mock__store_body_offset(const mock_resource *r)
 {
 	return strlen("{\"kind\":\"") + strlen(r->kind) + strlen("\",\"apiVersion\":\"") +
 	       strlen(r->api_version) + strlen("\",");
@@ -496,11 +404,11 @@ static int entry_index(obj_entry *e, const mock_resource *r, json_object *obj)
 }
 
 /* A new entry for obj, whose server-set metadata is complete. */
-static int entry_new(obj_entry **out, const mock_resource *r, const char *key, json_object *obj,
-                     uint64_t rv, const char *uid)
+int mock__store_entry_new(obj_entry **out, const mock_resource *r, const char *key,
+                          json_object *obj, uint64_t rv, const char *uid)
 {
 	json_object *holder = NULL;
-	size_t len = 0, off = body_offset(r), klen = strlen(key);
+	size_t len = 0, off = mock__store_body_offset(r), klen = strlen(key);
 	int rc = NL_ENOMEM;
 	obj_entry *e = calloc(1, sizeof(*e) + klen + 1);
 	if (!e)
@@ -528,36 +436,11 @@ static int entry_new(obj_entry **out, const mock_resource *r, const char *key, j
 	return 0;
 fail:
 	json_object_put(holder);
-	entry_free(e);
+	mock__store_entry_free(e);
 	return rc;
 }
 
-/* The entry's JSON with metadata.resourceVersion replaced: what a DELETED
- * event carries. Caller frees. */
-static int json_with_rv(char **out, size_t *len_out, const obj_entry *e, uint64_t rv)
-{
-	char rvs[RV_BUFSZ];
-	size_t len = 0;
-	int rc = NL_ENOMEM;
-	json_object *o = json_tokener_parse(e->json);
-	json_object *m = o ? meta_of(o) : NULL;
-	rv_string(rvs, rv);
-	if (!m || set_string(m, "resourceVersion", rvs) != 0)
-		goto done;
-	const char *js = json_object_to_json_string_length(o, JSON_FLAGS, &len);
-	char *copy = js ? malloc(len + 1) : NULL;
-	if (!copy)
-		goto done;
-	memcpy(copy, js, len + 1);
-	*out = copy;
-	*len_out = len;
-	rc = 0;
-done:
-	json_object_put(o);
-	return rc;
-}
-
-static int dup_bytes(char **out, size_t *len_out, const char *s, size_t len)
+int mock__store_dup_bytes(char **out, size_t *len_out, const char *s, size_t len)
 {
 	char *c = malloc(len + 1);
 	if (!c)
@@ -572,19 +455,20 @@ static int dup_bytes(char **out, size_t *len_out, const char *s, size_t len)
 
 /* Write-ahead: the change reaches the state file before memory, so a write
  * the file refused was never acknowledged or seen by a watcher. */
-static int persist(mock_store *s, const mock_resource *r, mock_store_event ev, const char *key,
-                   const char *json, size_t len, uint64_t rv)
+int mock__store_persist(mock_store *s, const mock_resource *r, mock_store_event ev, const char *key,
+                        const char *json, size_t len, uint64_t rv)
 {
 	return s->persist ? s->persist(r, ev, key, json, len, rv, s->persist_payload) : 0;
 }
 
-static int fail_persist(nl_status **st)
+int mock__store_fail_persist(nl_status **st)
 {
-	return fail(st, nl_status_internal("cannot write the change to the state file"), NL_EIO);
+	return mock__store_fail(st, nl_status_internal("cannot write the change to the state file"),
+	                        NL_EIO);
 }
 
-static void notify(mock_store *s, const mock_resource *r, mock_store_event ev, const char *json,
-                   size_t len, const obj_entry *old, uint64_t rv)
+void mock__store_notify(mock_store *s, const mock_resource *r, mock_store_event ev,
+                        const char *json, size_t len, const obj_entry *old, uint64_t rv)
 {
 	if (s->observer)
 		s->observer(r, ev, json, len, old ? old->json : NULL, old ? old->len : 0, rv,
@@ -592,7 +476,7 @@ static void notify(mock_store *s, const mock_resource *r, mock_store_event ev, c
 }
 
 /* ------------------------------------------------------------------------
- * Lifecycle and reads */
+ * Lifecycle, the observer and the counters */
 
 int mock_store_new(mock_store **out, mock_now_fn now, void *now_payload)
 {
@@ -624,7 +508,7 @@ void mock_store_free(mock_store *s)
 		return;
 	for (int k = 0; k < MOCK_KIND_COUNT; k++) {
 		for (size_t i = 0; i < s->t[k].n; i++)
-			entry_free(s->t[k].v[i]);
+			mock__store_entry_free(s->t[k].v[i]);
 		free(s->t[k].v);
 	}
 	pthread_rwlock_destroy(&s->lock);
@@ -654,1458 +538,10 @@ uint64_t mock_store_rv(mock_store *s)
 
 size_t mock_store_count(mock_store *s, const mock_resource *r)
 {
-	if (!valid_resource(r))
+	if (!mock__store_valid_resource(r))
 		return 0;
 	pthread_rwlock_rdlock(&s->lock);
-	size_t n = table_of(s, r)->n;
+	size_t n = mock__store_table_of(s, r)->n;
 	pthread_rwlock_unlock(&s->lock);
 	return n;
-}
-
-int mock_store_get(mock_store *s, const mock_resource *r, const char *ns, const char *name,
-                   char **out, size_t *len_out, nl_status **st)
-{
-	if (!s || !valid_resource(r) || !name || !out)
-		return NL_EINVAL;
-	char *key = key_new(r, ns, name);
-	if (!key)
-		return fail_nomem(st);
-	int rc = 0;
-	pthread_rwlock_rdlock(&s->lock);
-	obj_entry *e = table_find(table_of(s, r), key, NULL);
-	if (e)
-		rc = dup_bytes(out, len_out, e->json, e->len);
-	pthread_rwlock_unlock(&s->lock);
-	free(key);
-	if (!e) {
-		nl_gr gr = gr_of(r);
-		return fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
-	}
-	return rc ? fail_nomem(st) : 0;
-}
-
-int mock_store_get_object(mock_store *s, const mock_resource *r, const char *ns, const char *name,
-                          json_object **out)
-{
-	char *json = NULL;
-	size_t len = 0;
-	int rc = mock_store_get(s, r, ns, name, &json, &len, NULL);
-	if (rc != 0)
-		return rc;
-	json_object *o = json_tokener_parse(json);
-	free(json);
-	if (!o)
-		return NL_EPARSE;
-	*out = o;
-	return 0;
-}
-
-int mock_store_uid(mock_store *s, const mock_resource *r, const char *ns, const char *name,
-                   char *out, size_t outlen)
-{
-	if (!s || !valid_resource(r) || !name || !out || outlen <= MOCK_UUID_LEN)
-		return NL_EINVAL;
-	char *key = key_new(r, ns, name);
-	if (!key)
-		return NL_ENOMEM;
-	pthread_rwlock_rdlock(&s->lock);
-	const obj_entry *e = table_find(table_of(s, r), key, NULL);
-	if (e)
-		memcpy(out, e->uid, MOCK_UUID_LEN + 1);
-	pthread_rwlock_unlock(&s->lock);
-	free(key);
-	return e ? 0 : NL_ENOTFOUND;
-}
-
-/* ------------------------------------------------------------------------
- * Writes */
-
-typedef struct {
-	mock_store *s;
-	const mock_resource *r;
-	json_object *obj;
-	mock_write_hook hook;
-	void *payload;
-	const char *ns; /* namespaced kinds only */
-	unsigned flags; /* MOCK_WRITE_F_* */
-} write_req;
-
-/* Server-owned metadata on create. kube-apiserver sets uid and
- * creationTimestamp (FillObjectMetaSystemFields) and clears the deletion
- * fields (BeforeCreate); selfLink is never stored. */
-static int prepare_create(const write_req *w, const char *uid)
-{
-	char ts[NL_TIME_BUFSZ];
-	json_object *m = meta_of(w->obj);
-	if (!m)
-		return NL_ENOMEM;
-	nl_time_format(ts, w->s->now(w->s->now_payload));
-	json_object_object_del(m, "selfLink");
-	json_object_object_del(m, "deletionTimestamp");
-	json_object_object_del(m, "deletionGracePeriodSeconds");
-	if (!w->r->namespaced)
-		json_object_object_del(m, "namespace");
-	if (set_string(w->obj, "kind", w->r->kind) ||
-	    set_string(w->obj, "apiVersion", w->r->api_version) || set_string(m, "uid", uid) ||
-	    set_string(m, "creationTimestamp", ts))
-		return NL_ENOMEM;
-	return 0;
-}
-
-/* On update uid, creationTimestamp and generation keep their stored values
- * (rest.BeforeUpdate). */
-static int prepare_update(const write_req *w, json_object *old, const char *uid)
-{
-	json_object *m = meta_of(w->obj);
-	json_object *om = nl_json_get_path(old, "metadata");
-	if (!m)
-		return NL_ENOMEM;
-	json_object_object_del(m, "selfLink");
-	if (!w->r->namespaced)
-		json_object_object_del(m, "namespace");
-	if (set_string(w->obj, "kind", w->r->kind) ||
-	    set_string(w->obj, "apiVersion", w->r->api_version) || set_string(m, "uid", uid) ||
-	    copy_member(m, om, "creationTimestamp") || copy_member(m, om, "generation"))
-		return NL_ENOMEM;
-	return 0;
-}
-
-static int run_hook(const write_req *w, json_object *old, nl_status **st)
-{
-	nl_status *h = w->hook ? w->hook(w->obj, old, w->payload) : NULL;
-	return h ? fail(st, h, err_of_code(h->code)) : 0;
-}
-
-/* 422 for an object without a name (only reachable without validation). */
-static int name_required(const mock_resource *r, nl_status **st)
-{
-	nl_status *x = nl_status_invalid(r->kind, r->group, "");
-	if (x && (nl_status_add_cause(x, NL_CAUSE_REQUIRED,
-	                              "Required value: name or generateName is required",
-	                              "metadata.name") != 0 ||
-	          nl_status_finish_invalid(x) != 0)) {
-		nl_status_free(x);
-		return fail_nomem(st);
-	}
-	return fail(st, x, NL_EINVALID);
-}
-
-static nl_status *namespace_not_found(const char *ns)
-{
-	nl_gr gr = {"", "namespaces"};
-	return nl_status_not_found(&gr, ns);
-}
-
-/* What a write would store, without storing it: the object as serialized
- * with resourceVersion rv (0: none, as a dry-run create answers). */
-static int commit_dry_run(const write_req *w, const char *key, const char *uid, uint64_t rv,
-                          write_result *res, nl_status **st)
-{
-	char rvs[RV_BUFSZ];
-	obj_entry *e = NULL;
-	json_object *m = meta_of(w->obj);
-	rv_string(rvs, rv);
-	if (!m || (rv && set_string(m, "resourceVersion", rvs)))
-		return fail_nomem(st);
-	if (!rv)
-		json_object_object_del(m, "resourceVersion");
-	int rc = entry_new(&e, w->r, key, w->obj, rv, uid);
-	if (rc == 0) {
-		rc = dup_bytes(&res->json, &res->len, e->json, e->len);
-		entry_free(e);
-	}
-	return rc ? fail(st, nl_status_internal("cannot serialize the object"), rc) : 0;
-}
-
-/* Store w->obj under key as a new object (create, or create-on-update). */
-static int commit_insert(const write_req *w, const char *key, const char *uid, write_result *res,
-                         nl_status **st)
-{
-	table *t = table_of(w->s, w->r);
-	char rvs[RV_BUFSZ];
-	obj_entry *e = NULL;
-	size_t pos;
-	uint64_t rv = w->s->rv + 1;
-	if (w->flags & MOCK_WRITE_F_DRY_RUN) {
-		res->created = 1;
-		return commit_dry_run(w, key, uid, 0, res, st);
-	}
-	rv_string(rvs, rv);
-	if (table_reserve(t, t->n + 1) != 0 || set_string(meta_of(w->obj), "resourceVersion", rvs))
-		return fail_nomem(st);
-	int rc = entry_new(&e, w->r, key, w->obj, rv, uid);
-	if (rc == 0 && (rc = dup_bytes(&res->json, &res->len, e->json, e->len)) != 0)
-		entry_free(e);
-	if (rc != 0)
-		return fail(st, nl_status_internal("cannot serialize the object"), rc);
-	if (persist(w->s, w->r, MOCK_STORE_ADDED, key, e->json, e->len, rv) != 0) {
-		free(res->json);
-		res->json = NULL;
-		entry_free(e);
-		return fail_persist(st);
-	}
-	table_find(t, key, &pos);
-	table_insert(t, pos, e);
-	w->s->rv = rv;
-	res->created = 1;
-	notify(w->s, w->r, MOCK_STORE_ADDED, e->json, e->len, NULL, rv);
-	return 0;
-}
-
-/* Whether w->obj, given the stored resourceVersion, serializes to exactly
- * the stored bytes: etcd3's GuaranteedUpdate then writes nothing. */
-static int unchanged(const write_req *w, const obj_entry *old)
-{
-	obj_entry *e = NULL;
-	char rvs[RV_BUFSZ];
-	rv_string(rvs, old->rv);
-	if (set_string(meta_of(w->obj), "resourceVersion", rvs) ||
-	    entry_new(&e, w->r, old->key, w->obj, old->rv, old->uid) != 0)
-		return 0;
-	int same = e->len == old->len && memcmp(e->json, old->json, old->len) == 0;
-	entry_free(e);
-	return same;
-}
-
-/* Replace the entry at pos with w->obj. */
-static int commit_replace(const write_req *w, size_t pos, write_result *res, nl_status **st)
-{
-	table *t = table_of(w->s, w->r);
-	obj_entry *old = t->v[pos], *e = NULL;
-	char rvs[RV_BUFSZ];
-	uint64_t rv = w->s->rv + 1;
-	if (w->flags & MOCK_WRITE_F_DRY_RUN)
-		return commit_dry_run(w, old->key, old->uid, old->rv, res, st);
-	if ((w->flags & MOCK_WRITE_F_SKIP_NOOP) && unchanged(w, old))
-		return dup_bytes(&res->json, &res->len, old->json, old->len) ? fail_nomem(st) : 0;
-	rv_string(rvs, rv);
-	if (set_string(meta_of(w->obj), "resourceVersion", rvs))
-		return fail_nomem(st);
-	int rc = entry_new(&e, w->r, old->key, w->obj, rv, old->uid);
-	if (rc == 0 && (rc = dup_bytes(&res->json, &res->len, e->json, e->len)) != 0)
-		entry_free(e);
-	if (rc != 0)
-		return fail(st, nl_status_internal("cannot serialize the object"), rc);
-	if (persist(w->s, w->r, MOCK_STORE_MODIFIED, old->key, e->json, e->len, rv) != 0) {
-		free(res->json);
-		res->json = NULL;
-		entry_free(e);
-		return fail_persist(st);
-	}
-	t->v[pos] = e;
-	w->s->rv = rv;
-	notify(w->s, w->r, MOCK_STORE_MODIFIED, e->json, e->len, old, rv);
-	entry_free(old);
-	return 0;
-}
-
-/* POST. Order as kube-apiserver: the NamespaceLifecycle admission (404),
- * validation (the hook), then storage: a set resourceVersion (500) and an
- * existing key (409). */
-static int do_create(const write_req *w, write_result *res, nl_status **st)
-{
-	char uid[MOCK_UUID_LEN + 1];
-	uint64_t body_rv = 0;
-	if (w->r->namespaced && !namespace_exists(w->s, w->ns))
-		return fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
-	/* etcd3's Create refuses a numeric non-zero resourceVersion and
-	 * ignores one that does not parse. */
-	const char *brv = str_member(meta_of(w->obj), "resourceVersion");
-	int rv_set = brv && parse_uint_go(brv, &body_rv) == 0 && body_rv != 0;
-	mock_uuid_v4(uid);
-	if (prepare_create(w, uid) != 0)
-		return fail_nomem(st);
-	int rc = run_hook(w, NULL, st);
-	if (rc != 0)
-		return rc;
-	const char *name = str_member(meta_of(w->obj), "name");
-	if (!name || !*name)
-		return name_required(w->r, st);
-	if (rv_set)
-		return fail(
-		    st,
-		    nl_status_new(500, NULL,
-		                  "resourceVersion should not be set on objects to be created"),
-		    NL_ERROR);
-	char *key = key_new(w->r, w->ns, name);
-	if (!key)
-		return fail_nomem(st);
-	if (table_find(table_of(w->s, w->r), key, NULL)) {
-		nl_gr gr = gr_of(w->r);
-		rc = fail(st, nl_status_already_exists(&gr, name), NL_EEXISTS);
-	} else {
-		rc = commit_insert(w, key, uid, res, st);
-	}
-	free(key);
-	return rc;
-}
-
-/* etcd's key for the object, as it appears in storage errors. Nodes are
- * stored under "minions" for historical reasons. */
-static void etcd_key(char *out, size_t outlen, const mock_resource *r, const char *key)
-{
-	const char *prefix =
-	    strcmp(r->group, "") == 0 && strcmp(r->plural, "nodes") == 0 ? "minions" : r->plural;
-	snprintf(out, outlen, "/registry/%s/%s", prefix, key);
-}
-
-/* A uid in an update body is a precondition, checked by the storage layer
- * before anything else, also against a missing object (whose uid is ""). */
-static nl_status *uid_precondition_failed(const mock_resource *r, const char *key, const char *name,
-                                          const char *want, const char *have)
-{
-	char ek[600], why[1024];
-	nl_gr gr = gr_of(r);
-	etcd_key(ek, sizeof(ek), r, key);
-	snprintf(why, sizeof(why),
-	         "StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, "
-	         "AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object "
-	         "meta: %s",
-	         ek, want, have);
-	return nl_status_conflict(&gr, name, why);
-}
-
-/* 422 for a kind without unconditional updates. The apiserver reports the
- * resource as the kind here (a TODO in its registry store). */
-static nl_status *rv_required(const mock_resource *r, const char *name)
-{
-	nl_status *x = nl_status_invalid(r->plural, r->group, name);
-	if (x && (nl_status_add_cause(x, NL_CAUSE_INVALID,
-	                              "Invalid value: 0x0: must be specified for an update",
-	                              "metadata.resourceVersion") != 0 ||
-	          nl_status_finish_invalid(x) != 0)) {
-		nl_status_free(x);
-		return NULL;
-	}
-	return x;
-}
-
-static int create_on_update(const write_req *w, const char *key, write_result *res, nl_status **st)
-{
-	char uid[MOCK_UUID_LEN + 1];
-	mock_uuid_v4(uid);
-	if (prepare_create(w, uid) != 0)
-		return fail_nomem(st);
-	int rc = run_hook(w, NULL, st);
-	return rc ? rc : commit_insert(w, key, uid, res, st);
-}
-
-/* The body's resourceVersion against the stored one: 422 when missing and
- * the kind needs it, 500 when unparsable (the registry passes strconv's
- * error through), 409 when stale. */
-static int check_update_rv(const write_req *w, const obj_entry *e, const char *name, nl_status **st)
-{
-	char why[256];
-	uint64_t v = 0;
-	const char *brv = str_member(meta_of(w->obj), "resourceVersion");
-	int perr = brv && *brv ? parse_uint_go(brv, &v) : 0;
-	if (perr) {
-		parse_uint_error(why, sizeof(why), brv, perr);
-		return fail(st, nl_status_new(500, NULL, why), NL_ERROR);
-	}
-	if (!e)
-		return 0;
-	if (v == 0 && !w->r->unconditional_update) {
-		nl_status *x = rv_required(w->r, name);
-		return x ? fail(st, x, NL_EINVALID) : fail_nomem(st);
-	}
-	if (v != 0 && v != e->rv) {
-		nl_gr gr = gr_of(w->r);
-		return fail(st, nl_status_conflict(&gr, name, NULL), NL_ECONFLICT);
-	}
-	return 0;
-}
-
-/* The stored object as a tree for the write hook, with the thread's parser
- * (core/json.h): allocating a parser per call cost ~10% of the parse,
- * and json_tokener_parse's depth of 32 is below what the API accepts.
- * NULL when out of memory. */
-static json_object *parse_stored(const obj_entry *e)
-{
-	json_object *o = NULL;
-	enum json_tokener_error err = json_tokener_success;
-	size_t end = 0;
-	if (mock_parse_body(&o, e->json, e->len, &err, &end) != 0)
-		return NULL;
-	if (o && (err != json_tokener_success || end != e->len)) {
-		json_object_put(o);
-		o = NULL;
-	}
-	return o;
-}
-
-/* PUT, in the order of the apiserver's GuaranteedUpdate: uid precondition,
- * existence (or create-on-update, whose NamespaceLifecycle admission runs
- * then), the body's resourceVersion, then the strategy (the hook). */
-static int do_update(const write_req *w, write_result *res, nl_status **st)
-{
-	table *t = table_of(w->s, w->r);
-	json_object *m = meta_of(w->obj);
-	const char *name = str_member(m, "name");
-	size_t pos = 0;
-	int rc;
-	if (!name || !*name)
-		return name_required(w->r, st);
-	char *key = key_new(w->r, w->ns, name);
-	if (!key)
-		return fail_nomem(st);
-	obj_entry *e = table_find(t, key, &pos);
-	const char *uid = str_member(m, "uid");
-	if (uid && *uid && (!e || strcmp(uid, e->uid) != 0)) {
-		rc = fail(st, uid_precondition_failed(w->r, key, name, uid, e ? e->uid : ""),
-		          NL_ECONFLICT);
-	} else if (!e && !w->r->create_on_update) {
-		nl_gr gr = gr_of(w->r);
-		rc = fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
-	} else if (!e && w->r->namespaced && !namespace_exists(w->s, w->ns)) {
-		rc = fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
-	} else if ((rc = check_update_rv(w, e, name, st)) != 0) {
-		/* rc and *st are set */
-	} else if (!e) {
-		/* Create-on-update ignores the body's resourceVersion, as the
-		 * registry's tryUpdate does for a missing object. */
-		rc = create_on_update(w, key, res, st);
-	} else {
-		json_object *old = parse_stored(e);
-		if (!old || prepare_update(w, old, e->uid) != 0)
-			rc = fail_nomem(st);
-		else if ((rc = run_hook(w, old, st)) == 0)
-			rc = commit_replace(w, pos, res, st);
-		json_object_put(old);
-	}
-	free(key);
-	return rc;
-}
-
-int mock_store_write(mock_store *s, const mock_resource *r, mock_write_op op, json_object *obj,
-                     mock_write_hook hook, void *payload, char **out, size_t *len_out, int *created,
-                     nl_status **st)
-{
-	return mock_store_write_ex(s, r, op, 0, obj, hook, payload, out, len_out, created, st);
-}
-
-int mock_store_write_ex(mock_store *s, const mock_resource *r, mock_write_op op, unsigned flags,
-                        json_object *obj, mock_write_hook hook, void *payload, char **out,
-                        size_t *len_out, int *created, nl_status **st)
-{
-	write_result res = {NULL, 0, 0};
-	char *ns = NULL;
-	if (!s || !valid_resource(r) || !json_object_is_type(obj, json_type_object))
-		return NL_EINVAL;
-	json_object *m = meta_of(obj);
-	if (!m)
-		return fail_nomem(st);
-	if (r->namespaced) {
-		const char *n = str_member(m, "namespace");
-		/* The handlers fill the namespace from the URL; this is the
-		 * apiserver's BeforeCreate text for a request without one. */
-		if (!n || !*n)
-			return fail(
-			    st,
-			    nl_status_internal("no namespace information found in request context"),
-			    NL_EINVAL);
-		/* Copied: the hook may rewrite metadata. */
-		if (!(ns = strdup(n)))
-			return fail_nomem(st);
-	}
-	write_req w = {s, r, obj, hook, payload, ns, flags};
-	pthread_rwlock_wrlock(&s->lock);
-	table_of(s, r)->r = r;
-	int rc = op == MOCK_WRITE_CREATE ? do_create(&w, &res, st) : do_update(&w, &res, st);
-	pthread_rwlock_unlock(&s->lock);
-	free(ns);
-	if (rc != 0)
-		return rc;
-	if (out) {
-		*out = res.json;
-		if (len_out)
-			*len_out = res.len;
-	} else {
-		free(res.json);
-	}
-	if (created)
-		*created = res.created;
-	return 0;
-}
-
-/* ------------------------------------------------------------------------
- * Deletes */
-
-/* Remove t->v[pos] with the next resourceVersion. *json_out (optional) gets
- * the last state carrying the deletion resourceVersion. */
-static int delete_at(mock_store *s, table *t, size_t pos, char **json_out, size_t *len_out)
-{
-	obj_entry *e = t->v[pos];
-	uint64_t rv = s->rv + 1;
-	char *dj = NULL;
-	size_t dl = 0;
-	int rc = json_with_rv(&dj, &dl, e, rv);
-	if (rc != 0)
-		return rc;
-	if (persist(s, t->r, MOCK_STORE_DELETED, e->key, NULL, 0, rv) != 0) {
-		free(dj);
-		return NL_EIO;
-	}
-	table_remove(t, pos);
-	s->rv = rv;
-	notify(s, t->r, MOCK_STORE_DELETED, dj, dl, e, rv);
-	entry_free(e);
-	if (json_out) {
-		*json_out = dj;
-		*len_out = dl;
-	} else {
-		free(dj);
-	}
-	return 0;
-}
-
-/* Deleting a namespace removes its objects at once, each with its own
- * resourceVersion and before the namespace itself (the namespace
- * controller's order, without the Terminating phase). */
-static int delete_namespace_contents(mock_store *s, const char *ns)
-{
-	size_t plen = strlen(ns) + 1;
-	char *prefix = malloc(plen + 1);
-	if (!prefix)
-		return NL_ENOMEM;
-	memcpy(prefix, ns, plen - 1);
-	prefix[plen - 1] = '/';
-	prefix[plen] = '\0';
-	int rc = 0;
-	for (int k = 0; k < MOCK_KIND_COUNT && rc == 0; k++) {
-		table *t = &s->t[k];
-		if (!t->r || !t->r->namespaced)
-			continue;
-		size_t i = lower_bound(t, prefix, plen);
-		while (rc == 0 && i < t->n && strncmp(t->v[i]->key, prefix, plen) == 0)
-			rc = delete_at(s, t, i, NULL, NULL);
-	}
-	free(prefix);
-	return rc;
-}
-
-/* DeleteOptions preconditions, as rest.BeforeDelete words them: the group
- * and Kind (not the resource) name the object. */
-static nl_status *delete_precondition_failed(const mock_resource *r, const char *name,
-                                             const char *what, const char *want, const char *have,
-                                             const char *why)
-{
-	char msg[512];
-	nl_gr gk = {r->group, r->kind};
-	snprintf(msg, sizeof(msg),
-	         "the %s in the precondition (%s) does not match the %s in record (%s). %s", what,
-	         want, what, have, why);
-	return nl_status_conflict(&gk, name, msg);
-}
-
-static int check_delete_preconditions(const mock_resource *r, const obj_entry *e, const char *name,
-                                      const char *pre_uid, const char *pre_rv, nl_status **st)
-{
-	char rvs[RV_BUFSZ];
-	rv_string(rvs, e->rv);
-	if (pre_uid && strcmp(pre_uid, e->uid) != 0)
-		return fail(st,
-		            delete_precondition_failed(
-		                r, name, "UID", pre_uid, e->uid,
-		                "The object might have been deleted and then recreated"),
-		            NL_ECONFLICT);
-	if (pre_rv && strcmp(pre_rv, rvs) != 0)
-		return fail(st,
-		            delete_precondition_failed(r, name, "ResourceVersion", pre_rv, rvs,
-		                                       "The object might have been modified"),
-		            NL_ECONFLICT);
-	return 0;
-}
-
-int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, const char *name,
-                      const char *pre_uid, const char *pre_rv, char **out, size_t *len_out,
-                      nl_status **st)
-{
-	return mock_store_delete_ex(s, r, ns, name, 0, pre_uid, pre_rv, out, len_out, st);
-}
-
-int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, const char *name,
-                         unsigned flags, const char *pre_uid, const char *pre_rv, char **out,
-                         size_t *len_out, nl_status **st)
-{
-	char *dj = NULL;
-	size_t dl = 0, pos = 0;
-	if (!s || !valid_resource(r) || !name)
-		return NL_EINVAL;
-	char *key = key_new(r, ns, name);
-	if (!key)
-		return fail_nomem(st);
-	pthread_rwlock_wrlock(&s->lock);
-	table *t = table_of(s, r);
-	t->r = r;
-	obj_entry *e = table_find(t, key, &pos);
-	int rc;
-	if (!e) {
-		nl_gr gr = gr_of(r);
-		rc = fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
-	} else if ((rc = check_delete_preconditions(r, e, name, pre_uid, pre_rv, st)) == 0 &&
-	           (flags & MOCK_WRITE_F_DRY_RUN)) {
-		if (dup_bytes(&dj, &dl, e->json, e->len) != 0)
-			rc = fail_nomem(st);
-	} else if (rc == 0) {
-		if (r->id == MOCK_KIND_NAMESPACE)
-			rc = delete_namespace_contents(s, name);
-		/* Other tables only: the namespace's own position is intact. */
-		if (rc == 0)
-			rc = delete_at(s, t, pos, &dj, &dl);
-		if (rc == NL_EIO)
-			rc = fail_persist(st);
-		else if (rc != 0)
-			rc = fail_nomem(st);
-	}
-	pthread_rwlock_unlock(&s->lock);
-	free(key);
-	if (rc != 0)
-		return rc;
-	if (out) {
-		*out = dj;
-		if (len_out)
-			*len_out = dl;
-	} else {
-		free(dj);
-	}
-	return 0;
-}
-
-/* Namespaced kinds first, namespaces last, each object with its own
- * deletion resourceVersion and event, so watchers see a consistent
- * history; the counter keeps counting up. */
-int mock_store_clear(mock_store *s)
-{
-	int rc = 0;
-	if (!s)
-		return NL_EINVAL;
-	pthread_rwlock_wrlock(&s->lock);
-	for (int pass = 0; pass < 2 && rc == 0; pass++)
-		for (int k = 0; k < MOCK_KIND_COUNT && rc == 0; k++) {
-			table *t = &s->t[k];
-			if ((k == MOCK_KIND_NAMESPACE) != (pass == 1))
-				continue;
-			while (rc == 0 && t->n > 0)
-				rc = delete_at(s, t, t->n - 1, NULL, NULL);
-		}
-	pthread_rwlock_unlock(&s->lock);
-	return rc;
-}
-
-/* ------------------------------------------------------------------------
- * Lists: options, selection, continue tokens */
-
-typedef struct {
-	uint64_t min_rv;  /* requested resourceVersion, 0 = any */
-	int whole;        /* resourceVersion=0: the watch cache ignores limit */
-	int64_t token_rv; /* from a continue token; 0 = no token */
-	char *start;      /* token's start key, relative to the list's prefix */
-	size_t start_len; /* it ends in a NUL byte */
-	int selector;     /* label or field terms present */
-	const char *ns;   /* namespace range, or NULL for all */
-	const char *name; /* metadata.name the field selector pins, or NULL */
-} list_plan;
-
-static void plan_free(list_plan *p)
-{
-	free(p->start);
-}
-
-static const char b64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/* base64.RawURLEncoding, as the apiserver encodes continue tokens. */
-static int b64_encode(nl_buf *out, const unsigned char *p, size_t n)
-{
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16;
-		size_t left = n - i;
-		if (left > 1)
-			v |= (uint32_t)p[i + 1] << 8;
-		if (left > 2)
-			v |= p[i + 2];
-		char q[4] = {b64url[(v >> 18) & 63], b64url[(v >> 12) & 63], b64url[(v >> 6) & 63],
-		             b64url[v & 63]};
-		rc = nl_buf_add(out, q, left > 2 ? 4 : left + 1);
-	}
-	return rc;
-}
-
-static int b64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '-' || c == '+')
-		return 62;
-	if (c == '_' || c == '/')
-		return 63;
-	return -1;
-}
-
-/* Decode a token; lenient about the alphabet (URL or standard) and
- * trailing padding. *bad gets the offending offset (Go's wording). */
-static int b64_decode(unsigned char **out, size_t *len_out, const char *s, size_t *bad)
-{
-	size_t n = strlen(s);
-	while (n > 0 && s[n - 1] == '=')
-		n--;
-	if (n % 4 == 1) {
-		*bad = n;
-		return NL_EPARSE;
-	}
-	unsigned char *d = malloc(n * 3 / 4 + 2);
-	size_t o = 0;
-	uint32_t acc = 0;
-	int bits = 0;
-	if (!d)
-		return NL_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		int v = b64_value(s[i]);
-		if (v < 0) {
-			free(d);
-			*bad = i;
-			return NL_EPARSE;
-		}
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			d[o++] = (unsigned char)(acc >> bits);
-		}
-	}
-	d[o] = '\0';
-	*out = d;
-	*len_out = o;
-	return 0;
-}
-
-/* path.Clean(key) == key for "/"+start: the apiserver's guard against a
- * token that climbs out of the list's prefix. */
-static int clean_path(const char *k, size_t len)
-{
-	if (len > 1 && k[len - 1] == '/')
-		return 0;
-	for (size_t i = 0; i < len; i++) {
-		if (k[i] != '/')
-			continue;
-		const char *seg = k + i + 1;
-		size_t rest = len - i - 1;
-		if (rest > 0 && seg[0] == '/')
-			return 0;
-		if (rest >= 1 && seg[0] == '.' && (rest == 1 || seg[1] == '/'))
-			return 0;
-		if (rest >= 2 && seg[0] == '.' && seg[1] == '.' && (rest == 2 || seg[2] == '/'))
-			return 0;
-	}
-	return 1;
-}
-
-static nl_status *bad_token(const char *why)
-{
-	return nl_status_newf(400, "BadRequest",
-	                      "invalid continue token: continue key is not "
-	                      "valid%s",
-	                      why);
-}
-
-/* base64 then JSON: the token as an object (new reference). */
-static int token_object(json_object **out, const char *token, nl_status **st)
-{
-	unsigned char *raw = NULL;
-	size_t rawlen = 0, bad = 0;
-	char why[128];
-	int rc = b64_decode(&raw, &rawlen, token, &bad);
-	if (rc == NL_ENOMEM)
-		return fail_nomem(st);
-	if (rc != 0) {
-		snprintf(why, sizeof(why), ": illegal base64 data at input byte %zu", bad);
-		return fail(st, bad_token(why), NL_EBADREQUEST);
-	}
-	enum json_tokener_error jerr = json_tokener_success;
-	json_object *o = json_tokener_parse_verbose((const char *)raw, &jerr);
-	free(raw);
-	if (!json_object_is_type(o, json_type_object)) {
-		snprintf(why, sizeof(why), ": %s",
-		         o ? "not a JSON object" : json_tokener_error_desc(jerr));
-		json_object_put(o);
-		return fail(st, bad_token(why), NL_EBADREQUEST);
-	}
-	*out = o;
-	return 0;
-}
-
-/* The start key, relative to the list's prefix. The apiserver cleans
- * "/" + start (so a token cannot climb out of the prefix) and strips that
- * "/" again. */
-static int token_start(list_plan *p, const char *sk, size_t sklen, nl_status **st)
-{
-	char why[600];
-	char *k = malloc(sklen + 2);
-	size_t klen = sklen;
-	if (!k)
-		return fail_nomem(st);
-	if (sk[0] == '/') {
-		memcpy(k, sk, sklen);
-	} else {
-		k[0] = '/';
-		memcpy(k + 1, sk, sklen);
-		klen++;
-	}
-	if (!clean_path(k, klen)) {
-		snprintf(why, sizeof(why), ": %.*s", (int)strnlen(sk, 500), sk);
-		free(k);
-		return fail(st, bad_token(why), NL_EBADREQUEST);
-	}
-	memmove(k, k + 1, klen - 1);
-	p->start = k;
-	p->start_len = klen - 1;
-	return 0;
-}
-
-/* storage.DecodeContinue: {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"},
- * checked in its order. */
-static int decode_token(list_plan *p, const char *token, nl_status **st)
-{
-	json_object *o = NULL, *v = NULL, *rv = NULL, *start = NULL;
-	char why[600];
-	int rc = token_object(&o, token, st);
-	if (rc != 0)
-		return rc;
-	json_object_object_get_ex(o, "v", &v);
-	json_object_object_get_ex(o, "rv", &rv);
-	json_object_object_get_ex(o, "start", &start);
-	const char *ver = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-	int has_start = json_object_is_type(start, json_type_string);
-	p->token_rv = json_object_is_type(rv, json_type_int) ? json_object_get_int64(rv) : 0;
-	if (strcmp(ver, CONTINUE_VERSION) != 0) {
-		snprintf(why, sizeof(why),
-		         ": server does not recognize this encoded version %.500s", ver);
-		rc = fail(st, bad_token(why), NL_EBADREQUEST);
-	} else if (p->token_rv == 0) {
-		rc = fail(st,
-		          bad_token(": incorrect encoded start resourceVersion (version "
-		                    "meta.k8s.io/v1)"),
-		          NL_EBADREQUEST);
-	} else if (!has_start || json_object_get_string_len(start) == 0) {
-		rc = fail(st, bad_token(": encoded start key empty (version meta.k8s.io/v1)"),
-		          NL_EBADREQUEST);
-	} else {
-		rc = token_start(p, json_object_get_string(start),
-		                 (size_t)json_object_get_string_len(start), st);
-	}
-	json_object_put(o);
-	return rc;
-}
-
-/* storage.EncodeContinue for the key after which the next page starts. */
-static int encode_token(nl_buf *out, int64_t rv, const char *rel_key)
-{
-	size_t klen = strlen(rel_key);
-	int rc = NL_ENOMEM;
-	char *start = malloc(klen + 1);
-	json_object *o = json_object_new_object();
-	if (!start || !o)
-		goto done;
-	memcpy(start, rel_key, klen);
-	start[klen] = '\0'; /* part of the value: the next key after rel_key */
-	if (json_object_object_add(o, "v", json_object_new_string(CONTINUE_VERSION)) ||
-	    json_object_object_add(o, "rv", json_object_new_int64(rv)) ||
-	    json_object_object_add(o, "start", json_object_new_string_len(start, (int)klen + 1)))
-		goto done;
-	size_t len = 0;
-	const char *js = json_object_to_json_string_length(o, JSON_FLAGS, &len);
-	rc = js ? b64_encode(out, (const unsigned char *)js, len) : NL_ENOMEM;
-done:
-	free(start);
-	json_object_put(o);
-	return rc;
-}
-
-typedef struct {
-	const mock_resource *r;
-	const char *bad;
-} field_check;
-
-static int field_supported(const char *f, void *payload)
-{
-	field_check *c = payload;
-	const mock_resource *r = c->r;
-	int ok = strcmp(f, "metadata.name") == 0;
-	/* Kinds with their own field label conversion (Node, Namespace,
-	 * Event) accept metadata.namespace only when namespaced; the default
-	 * conversion accepts it always. */
-	if (strcmp(f, "metadata.namespace") == 0)
-		ok = !r->selectable_fields || r->namespaced;
-	for (const char *const *sf = r->selectable_fields; !ok && sf && *sf; sf++)
-		ok = strcmp(f, *sf) == 0;
-	if (!ok)
-		c->bad = f;
-	return !ok;
-}
-
-static int count_field(const char *f, void *payload)
-{
-	(void)f;
-	(*(size_t *)payload)++;
-	return 0;
-}
-
-/* An unsupported field is a 400 with the field label conversion's text. */
-static int check_fields(const mock_resource *r, const nl_field_selector *fs, nl_status **st)
-{
-	field_check c = {r, NULL};
-	if (!fs || nl_field_selector_each_field(fs, field_supported, &c) == 0)
-		return 0;
-	nl_status *x =
-	    r->selectable_fields
-	        ? nl_status_newf(400, "BadRequest", "field label not supported: %s", c.bad)
-	        : nl_status_newf(400, "BadRequest",
-	                         "\"%s\" is not a known field selector: only "
-	                         "\"metadata.name\", \"metadata.namespace\"",
-	                         c.bad);
-	return fail(st, x, NL_EBADREQUEST);
-}
-
-/* Everything about the options that needs no lock: selectors, and for a
- * paging list the requested resourceVersion and the continue token. */
-static int plan_list(list_plan *p, const mock_resource *r, const mock_list_opts *o, int paging,
-                     nl_status **st)
-{
-	char why[512];
-	const char *rv = o->resource_version;
-	size_t nfields = 0;
-	int rc = check_fields(r, o->fields, st);
-	if (rc != 0)
-		return rc;
-	if (o->fields)
-		nl_field_selector_each_field(o->fields, count_field, &nfields);
-	p->selector = nfields > 0 || (o->labels && !nl_label_selector_empty(o->labels));
-	p->ns = r->namespaced && o->ns && *o->ns ? o->ns : NULL;
-	if (r->namespaced && !p->ns && o->fields)
-		p->ns = nl_field_selector_exact(o->fields, "metadata.namespace");
-	if (o->fields && (p->ns || !r->namespaced))
-		p->name = nl_field_selector_exact(o->fields, "metadata.name");
-	if (!paging)
-		return 0;
-	if (o->continue_token && *o->continue_token) {
-		if (rv && *rv && strcmp(rv, "0") != 0)
-			return fail(st,
-			            nl_status_bad_request("specifying resource version is not "
-			                                  "allowed when using continue"),
-			            NL_EBADREQUEST);
-		return decode_token(p, o->continue_token, st);
-	}
-	if (!rv || !*rv)
-		return 0;
-	int perr = parse_uint_go(rv, &p->min_rv);
-	if (perr) {
-		char q[96], detail[200];
-		go_quote(q, sizeof(q), rv);
-		parse_uint_error(detail, sizeof(detail), rv, perr);
-		snprintf(why, sizeof(why),
-		         "invalid resource version: resourceVersion: Invalid value: %s: %s", q,
-		         detail);
-		return fail(st, nl_status_bad_request(why), NL_EBADREQUEST);
-	}
-	p->whole = p->min_rv == 0;
-	return 0;
-}
-
-typedef struct {
-	const mock_resource *r;
-	const obj_entry *e;
-	char ns[256];
-} field_ctx;
-
-static const char *field_get(const char *field, void *payload)
-{
-	field_ctx *c = payload;
-	const char *key = c->e->key;
-	if (strcmp(field, "metadata.name") == 0)
-		return key_name(c->r, key);
-	if (strcmp(field, "metadata.namespace") == 0) {
-		const char *slash = c->r->namespaced ? strchr(key, '/') : NULL;
-		size_t n = slash ? (size_t)(slash - key) : 0;
-		if (n >= sizeof(c->ns))
-			n = sizeof(c->ns) - 1;
-		memcpy(c->ns, key, n);
-		c->ns[n] = '\0';
-		return c->ns;
-	}
-	for (uint16_t i = 0; i < c->e->nfields; i++)
-		if (strcmp(field, c->r->selectable_fields[i]) == 0)
-			return c->e->fields[i];
-	return NULL;
-}
-
-static int labels_match(const nl_label_selector *sel, const obj_entry *e)
-{
-	if (nl_label_selector_empty(sel))
-		return 1;
-	json_object *labels = e->labels ? json_tokener_parse(e->labels) : NULL;
-	int ok = nl_label_selector_matches(sel, labels);
-	json_object_put(labels);
-	return ok;
-}
-
-static int entry_matches(const mock_resource *r, const obj_entry *e, const mock_list_opts *o)
-{
-	if (o->labels && !labels_match(o->labels, e))
-		return 0;
-	if (o->fields) {
-		field_ctx c = {r, e, {0}};
-		if (!nl_field_selector_matches(o->fields, field_get, &c))
-			return 0;
-	}
-	return 1;
-}
-
-/* The candidate range [*lo, *hi): the namespace's keys, or the one key a
- * metadata.name selector pins, or everything. */
-static int list_range(const table *t, const mock_resource *r, const list_plan *p, size_t *lo,
-                      size_t *hi)
-{
-	*lo = 0;
-	*hi = t->n;
-	if (p->name) {
-		char *key = key_new(r, p->ns, p->name);
-		if (!key)
-			return NL_ENOMEM;
-		size_t pos;
-		*lo = *hi = 0;
-		if (table_find(t, key, &pos)) {
-			*lo = pos;
-			*hi = pos + 1;
-		}
-		free(key);
-		return 0;
-	}
-	if (!p->ns)
-		return 0;
-	size_t n = strlen(p->ns);
-	char *k = malloc(n + 2);
-	if (!k)
-		return NL_ENOMEM;
-	memcpy(k, p->ns, n);
-	k[n] = '/';
-	*lo = lower_bound(t, k, n + 1);
-	k[n] = '/' + 1; /* the first key past "<ns>/..." */
-	*hi = lower_bound(t, k, n + 1);
-	free(k);
-	return 0;
-}
-
-/* Where a continued list resumes: the token's key under the list prefix. */
-static int resume_at(const table *t, const mock_resource *r, const list_plan *p,
-                     const mock_list_opts *o, size_t *pos)
-{
-	const char *ns = o->ns && *o->ns && r->namespaced ? o->ns : NULL;
-	size_t nl = ns ? strlen(ns) + 1 : 0;
-	char *k = malloc(nl + p->start_len + 1);
-	if (!k)
-		return NL_ENOMEM;
-	if (ns) {
-		memcpy(k, ns, nl - 1);
-		k[nl - 1] = '/';
-	}
-	memcpy(k + nl, p->start, p->start_len);
-	size_t at = lower_bound(t, k, nl + p->start_len);
-	free(k);
-	if (at > *pos)
-		*pos = at;
-	return 0;
-}
-
-static int list_head(nl_buf *out, const mock_resource *r, uint64_t rv)
-{
-	return nl_buf_printf(out,
-	                     "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{"
-	                     "\"resourceVersion\":\"%" PRIu64 "\"",
-	                     r->list_kind, r->api_version, rv);
-}
-
-static int add_item(nl_buf *out, const char *json, size_t len, size_t body_off, int first)
-{
-	int rc = nl_buf_add(out, first ? "{" : ",{", first ? 1 : 2);
-	return rc ? rc : nl_buf_add(out, json + body_off, len - body_off);
-}
-
-/* The indices of up to limit matches from pos (*idx, caller frees); *more
- * when keys remain in the range after the last one (etcd's "more", whether
- * or not they match). */
-static int select_page(size_t **idx, size_t *n, int *more, const table *t, const mock_resource *r,
-                       const mock_list_opts *o, size_t pos, size_t hi, size_t limit)
-{
-	size_t cap = 0;
-	*idx = NULL;
-	*n = 0;
-	*more = 0;
-	for (size_t i = pos; i < hi; i++) {
-		if (*n == limit) {
-			*more = 1;
-			break;
-		}
-		if (!entry_matches(r, t->v[i], o))
-			continue;
-		if (*n == cap) {
-			size_t *v = realloc(*idx, (cap = cap ? cap * 2 : 64) * sizeof(*v));
-			if (!v)
-				return NL_ENOMEM;
-			*idx = v;
-		}
-		(*idx)[(*n)++] = i;
-	}
-	return 0;
-}
-
-/* ,"continue":"<token>" and, only when no selector filters (then it is
- * exact), ,"remainingItemCount":N. */
-static int add_continue(nl_buf *out, const table *t, const mock_resource *r, const list_plan *p,
-                        const mock_list_opts *o, size_t last, size_t hi, uint64_t list_rv)
-{
-	const char *ns = o->ns && *o->ns && r->namespaced ? o->ns : NULL;
-	const char *rel = t->v[last]->key + (ns ? strlen(ns) + 1 : 0);
-	int rc = nl_buf_adds(out, ",\"continue\":\"");
-	if (rc == 0)
-		rc = encode_token(out, (int64_t)list_rv, rel);
-	if (rc == 0)
-		rc = nl_buf_adds(out, "\"");
-	if (rc == 0 && !p->selector)
-		rc = nl_buf_printf(out, ",\"remainingItemCount\":%zu", hi - last - 1);
-	return rc;
-}
-
-/* One page of the list from pos. */
-static int write_page(nl_buf *out, const table *t, const mock_resource *r, const list_plan *p,
-                      const mock_list_opts *o, size_t pos, size_t hi, uint64_t list_rv)
-{
-	size_t limit = o->limit && !p->whole ? o->limit : SIZE_MAX;
-	size_t *idx = NULL, n = 0;
-	int more = 0;
-	int rc = select_page(&idx, &n, &more, t, r, o, pos, hi, limit);
-	if (rc == 0)
-		rc = list_head(out, r, list_rv);
-	if (rc == 0 && more)
-		rc = add_continue(out, t, r, p, o, idx[n - 1], hi, list_rv);
-	if (rc == 0)
-		rc = nl_buf_adds(out, "},\"items\":[");
-	for (size_t j = 0; j < n && rc == 0; j++) {
-		const obj_entry *e = t->v[idx[j]];
-		rc = add_item(out, e->json, e->len, e->body_off, j == 0);
-	}
-	if (rc == 0)
-		rc = nl_buf_adds(out, "]}");
-	free(idx);
-	return rc;
-}
-
-/* Undo a partial append so out is as the caller passed it. */
-static void buf_truncate(nl_buf *b, size_t len)
-{
-	if (b->data && b->len > len) {
-		b->len = len;
-		b->data[len] = '\0';
-	}
-}
-
-static int list_failed(nl_buf *out, size_t mark, int rc, nl_status **st)
-{
-	buf_truncate(out, mark);
-	if (rc == NL_ETOOBIG)
-		return fail(st, nl_status_internal("the list does not fit in the response"), rc);
-	if (rc == NL_EIO)
-		return fail_persist(st);
-	return fail_nomem(st);
-}
-
-int mock_store_list(mock_store *s, const mock_resource *r, const mock_list_opts *o, nl_buf *out,
-                    nl_status **st)
-{
-	static const mock_list_opts none;
-	list_plan p = {0};
-	size_t mark = out ? out->len : 0, lo = 0, hi = 0;
-	if (!s || !valid_resource(r) || !out)
-		return NL_EINVAL;
-	if (!o)
-		o = &none;
-	int rc = plan_list(&p, r, o, 1, st);
-	if (rc != 0)
-		return rc;
-	pthread_rwlock_rdlock(&s->lock);
-	const table *t = table_of(s, r);
-	uint64_t current = s->rv;
-	/* The store keeps no history: a continued list answers with the
-	 * token's resourceVersion but shows current objects. */
-	uint64_t list_rv = p.token_rv > 0 ? (uint64_t)p.token_rv : current;
-	if (p.min_rv > current) {
-		pthread_rwlock_unlock(&s->lock);
-		plan_free(&p);
-		return fail(st, nl_status_too_large_rv(p.min_rv, current), NL_ETIMEOUT);
-	}
-	rc = list_range(t, r, &p, &lo, &hi);
-	if (rc == 0 && p.start)
-		rc = resume_at(t, r, &p, o, &lo);
-	if (rc == 0)
-		rc = write_page(out, t, r, &p, o, lo < hi ? lo : hi, hi, list_rv);
-	pthread_rwlock_unlock(&s->lock);
-	plan_free(&p);
-	return rc ? list_failed(out, mark, rc, st) : 0;
-}
-
-int mock_store_visit(mock_store *s, const mock_resource *r, const mock_list_opts *o,
-                     mock_store_visit_fn fn, void *payload, uint64_t *rv_out, nl_status **st)
-{
-	mock_list_opts whole = {0};
-	list_plan p = {0};
-	size_t lo = 0, hi = 0;
-	if (!s || !valid_resource(r) || !rv_out)
-		return NL_EINVAL;
-	if (o) {
-		whole = *o;
-		whole.limit = 0;
-		whole.continue_token = NULL;
-	}
-	int rc = plan_list(&p, r, &whole, 1, st);
-	if (rc != 0)
-		return rc;
-	pthread_rwlock_rdlock(&s->lock);
-	const table *t = table_of(s, r);
-	uint64_t current = s->rv;
-	if (p.min_rv > current) {
-		pthread_rwlock_unlock(&s->lock);
-		plan_free(&p);
-		return fail(st, nl_status_too_large_rv(p.min_rv, current), NL_ETIMEOUT);
-	}
-	rc = list_range(t, r, &p, &lo, &hi);
-	for (size_t i = lo; rc == 0 && fn && i < hi; i++)
-		if (entry_matches(r, t->v[i], &whole))
-			rc = fn(t->v[i]->json, t->v[i]->len, payload);
-	pthread_rwlock_unlock(&s->lock);
-	plan_free(&p);
-	if (rc == NL_ENOMEM)
-		return fail_nomem(st);
-	if (rc == 0)
-		*rv_out = current;
-	return rc;
-}
-
-int mock_store_visit_since(mock_store *s, const mock_resource *r, uint64_t since,
-                           mock_store_since_fn fn, void *payload, mock_store_mark *mark)
-{
-	if (!s || !valid_resource(r) || !mark)
-		return NL_EINVAL;
-	int rc = 0;
-	pthread_rwlock_rdlock(&s->lock);
-	const table *t = table_of(s, r);
-	for (size_t i = 0; rc == 0 && fn && i < t->n; i++)
-		if (t->v[i]->rv > since)
-			rc = fn(t->v[i]->key, t->v[i]->rv, t->v[i]->json, t->v[i]->len, payload);
-	mark->rv = s->rv;
-	mark->removed = t->removed;
-	mark->count = t->n;
-	pthread_rwlock_unlock(&s->lock);
-	return rc;
-}
-
-/* Delete the matches in [lo, hi) of t, appending each deleted object as a
- * list item to items. */
-static int delete_selected(mock_store *s, table *t, const mock_list_opts *o, size_t lo, size_t hi,
-                           nl_buf *items)
-{
-	const mock_resource *r = t->r;
-	int rc = 0;
-	for (size_t i = lo, n = 0; i < hi && rc == 0;) {
-		char *dj = NULL;
-		size_t dl = 0;
-		if (!entry_matches(r, t->v[i], o)) {
-			i++;
-			continue;
-		}
-		if (r->id == MOCK_KIND_NAMESPACE)
-			rc = delete_namespace_contents(s, t->v[i]->key);
-		if (rc == 0)
-			rc = delete_at(s, t, i, &dj, &dl);
-		if (rc == 0) {
-			rc = add_item(items, dj, dl, body_offset(r), n++ == 0);
-			hi--;
-		}
-		free(dj);
-	}
-	return rc;
-}
-
-int mock_store_delete_collection(mock_store *s, const mock_resource *r, const mock_list_opts *o,
-                                 nl_buf *out, nl_status **st)
-{
-	static const mock_list_opts none;
-	list_plan p = {0};
-	nl_buf items;
-	size_t mark = out ? out->len : 0, lo = 0, hi = 0;
-	if (!s || !valid_resource(r) || !out)
-		return NL_EINVAL;
-	if (!o)
-		o = &none;
-	int rc = plan_list(&p, r, o, 0, st);
-	if (rc != 0)
-		return rc;
-	nl_buf_init(&items, 0);
-	pthread_rwlock_wrlock(&s->lock);
-	table *t = table_of(s, r);
-	t->r = r;
-	rc = list_range(t, r, &p, &lo, &hi);
-	if (rc == 0)
-		rc = delete_selected(s, t, o, lo, hi, &items);
-	uint64_t list_rv = s->rv;
-	pthread_rwlock_unlock(&s->lock);
-	if (rc == 0)
-		rc = list_head(out, r, list_rv);
-	if (rc == 0)
-		rc = nl_buf_adds(out, "},\"items\":[");
-	if (rc == 0 && items.len)
-		rc = nl_buf_add(out, items.data, items.len);
-	if (rc == 0)
-		rc = nl_buf_adds(out, "]}");
-	nl_buf_free(&items);
-	plan_free(&p);
-	return rc ? list_failed(out, mark, rc, st) : 0;
-}
-
-/* ------------------------------------------------------------------------
- * Persistence (persist.h): the write-ahead hook, restore and dump */
-
-void mock_store_set_persist(mock_store *s, mock_store_persist_fn fn, void *payload)
-{
-	pthread_rwlock_wrlock(&s->lock);
-	s->persist = fn;
-	s->persist_payload = payload;
-	pthread_rwlock_unlock(&s->lock);
-}
-
-void mock_store_advance_rv(mock_store *s, uint64_t rv)
-{
-	pthread_rwlock_wrlock(&s->lock);
-	if (rv > s->rv)
-		s->rv = rv;
-	pthread_rwlock_unlock(&s->lock);
-}
-
-/* A name or namespace read back from a state file: it becomes part of a
- * key, so no '/' and the apiserver's length bound. */
-static int restorable_name(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	return n > 0 && n <= 253 && !strchr(s, '/');
-}
-
-/* The entry a restored object becomes, or an error naming what is wrong. */
-static int restore_entry(obj_entry **out, const mock_resource *r, json_object *obj,
-                         const char **why)
-{
-	json_object *m = NULL;
-	uint64_t rv = 0;
-	if (!json_object_is_type(obj, json_type_object) ||
-	    !json_object_object_get_ex(obj, "metadata", &m) ||
-	    !json_object_is_type(m, json_type_object))
-		return *why = "not an object with metadata", NL_EPARSE;
-	const char *name = str_member(m, "name"), *ns = str_member(m, "namespace");
-	const char *uid = str_member(m, "uid"), *rvs = str_member(m, "resourceVersion");
-	if (!restorable_name(name) || (r->namespaced && !restorable_name(ns)))
-		return *why = "bad metadata.name or metadata.namespace", NL_EPARSE;
-	if (!uid || strlen(uid) > MOCK_UUID_LEN)
-		return *why = "bad metadata.uid", NL_EPARSE;
-	if (!rvs || parse_uint_go(rvs, &rv) != 0 || rv == 0)
-		return *why = "bad metadata.resourceVersion", NL_EPARSE;
-	if (!r->namespaced)
-		json_object_object_del(m, "namespace");
-	if (set_string(obj, "kind", r->kind) || set_string(obj, "apiVersion", r->api_version))
-		return *why = "out of memory", NL_ENOMEM;
-	char *key = key_new(r, ns, name);
-	if (!key)
-		return *why = "out of memory", NL_ENOMEM;
-	int rc = entry_new(out, r, key, obj, rv, uid);
-	free(key);
-	if (rc != 0)
-		*why = "cannot index the object";
-	return rc;
-}
-
-int mock_store_restore_put(mock_store *s, const mock_resource *r, const char *json, size_t len,
-                           const char **why)
-{
-	const char *dummy;
-	size_t pos = 0;
-	if (!why)
-		why = &dummy;
-	if (!s || !valid_resource(r) || !json)
-		return *why = "invalid argument", NL_EINVAL;
-	json_tokener *tok = json_tokener_new_ex(NL_DOC_MAX_DEPTH);
-	json_object *obj = tok ? json_tokener_parse_ex(tok, json, (int)len) : NULL;
-	int complete = tok && json_tokener_get_error(tok) == json_tokener_success &&
-	               json_tokener_get_parse_end(tok) == len;
-	json_tokener_free(tok);
-	if (!obj || !complete || len > INT32_MAX) {
-		json_object_put(obj);
-		return *why = "the object is not valid JSON", NL_EPARSE;
-	}
-	obj_entry *e = NULL;
-	int rc = restore_entry(&e, r, obj, why);
-	json_object_put(obj);
-	if (rc != 0)
-		return rc;
-	pthread_rwlock_wrlock(&s->lock);
-	table *t = table_of(s, r);
-	t->r = r;
-	obj_entry *old = table_find(t, e->key, &pos);
-	if (old) {
-		t->v[pos] = e;
-		entry_free(old);
-	} else if (table_reserve(t, t->n + 1) == 0) {
-		table_insert(t, pos, e);
-	} else {
-		entry_free(e);
-		rc = NL_ENOMEM;
-		*why = "out of memory";
-	}
-	if (rc == 0 && e->rv > s->rv)
-		s->rv = e->rv;
-	pthread_rwlock_unlock(&s->lock);
-	return rc;
-}
-
-int mock_store_restore_delete(mock_store *s, const mock_resource *r, const char *key)
-{
-	size_t pos = 0;
-	if (!s || !valid_resource(r) || !key)
-		return NL_EINVAL;
-	pthread_rwlock_wrlock(&s->lock);
-	table *t = table_of(s, r);
-	t->r = r;
-	obj_entry *e = table_find(t, key, &pos);
-	if (e) {
-		table_remove(t, pos);
-		entry_free(e);
-	}
-	pthread_rwlock_unlock(&s->lock);
-	return e ? 0 : NL_ENOTFOUND;
-}
-
-int mock_store_dump(mock_store *s, mock_store_dump_fn fn, mock_store_dump_end_fn end, void *payload)
-{
-	int rc = 0;
-	pthread_rwlock_rdlock(&s->lock);
-	for (int k = 0; k < MOCK_KIND_COUNT && rc == 0; k++) {
-		const table *t = &s->t[k];
-		for (size_t i = 0; i < t->n && rc == 0; i++)
-			rc = fn(t->r, t->v[i]->key, t->v[i]->json, t->v[i]->len, t->v[i]->rv,
-			        payload);
-	}
-	if (rc == 0 && end)
-		rc = end(s->rv, payload);
-	pthread_rwlock_unlock(&s->lock);
-	return rc;
 }
