@@ -18,10 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "duration.h"
 #include "errors.h"
-
-#define NL_USEC_PER_MSEC INT64_C(1000)
-#define NL_USEC_PER_SEC INT64_C(1000000)
 
 /* A fake clock records at most this many sleeps (older tests' evidence). */
 #define NL_CLOCK_FAKE_MAX_SLEEPS 65536
@@ -132,11 +130,5 @@ typedef struct {
 int nl_jitter_until_start(nl_jitter_until *j, nl_clock *c, int64_t period, double jitter_factor,
                           int sliding, uint64_t seed, nl_timer_fn fn, void *payload);
 void nl_jitter_until_stop(nl_jitter_until *j);
-
-/* --- Go-style durations ----------------------------------------------------- */
-
-#define NL_DURATION_BUFSZ 64
-/* Format as Go's time.Duration.String ("1.6s", "2m0s", "150ms", "0s"). */
-void nl_duration_format(char out[NL_DURATION_BUFSZ], int64_t usec);
 
 #endif

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "duration.h"
 #include "errors.h"
 
 #define NL_NODELET_CONFIG_API_VERSION "nodelet.io/v1alpha1"
@@ -111,10 +112,5 @@ int nl_nodelet_config_parse_labels_flag(nl_nodelet_config *c, const char *value,
  * taints.ParseTaints spec): replaces the taints and marks them set.
  * NL_EINVAL with a message for an item without ':' or with an empty key. */
 int nl_nodelet_config_parse_taints_flag(nl_nodelet_config *c, const char *value, nl_err *err);
-
-/* Parse a Go time.Duration string ("5m", "1h30m", "1.5s", "300ms", "-2s",
- * "0") into microseconds (sub-microsecond parts truncated). NL_EPARSE for
- * anything time.ParseDuration refuses; NL_ETOOBIG on overflow. */
-int nl_duration_parse(int64_t *out, const char *s);
 
 #endif

@@ -1,7 +1,8 @@
 /* Go's time.ParseDuration, for metav1.Duration fields of the config file
  * ("5m", "1h30m", "1.5s"). Computed in nanoseconds with Go's overflow limit,
  * then truncated to microseconds. */
-#include <nodelet/nodelet_config.h>
+#include <nodelet/duration.h>
+#include <nodelet/errors.h>
 
 #include <stdint.h>
 #include <string.h>

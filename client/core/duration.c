@@ -1,4 +1,5 @@
-#include <nodelet/clock.h>
+/* Go's time.Duration.String (duration.h). */
+#include <nodelet/duration.h>
 
 #include <stdio.h>
 
