@@ -39,6 +39,8 @@ static void test_quote__short_escapes(void)
 	expect_quote("say \"hi\"", "\"say \\\"hi\\\"\"");
 	expect_quote("", "\"\"");
 	expect_quote("plain-name.1", "\"plain-name.1\"");
+	/* Formerly test_authz's case for mock_go_quote. */
+	expect_quote("a\"b\\c\nd\x01", "\"a\\\"b\\\\c\\nd\\x01\"");
 }
 
 static void test_quote__other_controls_as_hex(void)
