@@ -6,6 +6,7 @@
 #include <nodelet/errors.h>
 #include <nodelet/meta.h>
 #include <nodelet/names.h>
+#include <nodelet/quote.h>
 #include <nodelet/selector.h>
 
 #include <errno.h>
@@ -50,67 +51,6 @@ static void strvec_free(struct strvec *sv)
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Go's strconv.Quote (%q) for the ASCII range; other bytes pass through. */
-static void go_quote(char *out, size_t cap, const char *s)
-{
-	size_t o = 0;
-	char esc[8];
-	if (cap < 3) {
-		if (cap)
-			out[0] = '\0';
-		return;
-	}
-	out[o++] = '"';
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		const char *e = NULL;
-		switch (c) {
-		case '"':
-			e = "\\\"";
-			break;
-		case '\\':
-			e = "\\\\";
-			break;
-		case '\a':
-			e = "\\a";
-			break;
-		case '\b':
-			e = "\\b";
-			break;
-		case '\f':
-			e = "\\f";
-			break;
-		case '\n':
-			e = "\\n";
-			break;
-		case '\r':
-			e = "\\r";
-			break;
-		case '\t':
-			e = "\\t";
-			break;
-		case '\v':
-			e = "\\v";
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				snprintf(esc, sizeof(esc), "\\x%02x", c);
-				e = esc;
-			}
-		}
-		size_t n = e ? strlen(e) : 1;
-		if (o + n + 2 > cap)
-			break;
-		if (e)
-			memcpy(out + o, e, n);
-		else
-			out[o] = (char)c;
-		o += n;
-	}
-	out[o++] = '"';
-	out[o] = '\0';
 }
 
 /* ---- label selector: lexer ------------------------------------------------------ */
@@ -279,7 +219,7 @@ static int parse_key(struct parser *p, char **key, enum label_op *op, int *has_o
 	if (!(*key = strndup(tk->s, (size_t)tk->n)))
 		return NL_ENOMEM;
 	if (nl_name_is_label_key(*key, why, sizeof(why))) {
-		go_quote(q, sizeof(q), *key);
+		nl_quote_str(q, sizeof(q), *key);
 		/* apimachinery validates with a nil field path, hence "<nil>". */
 		return fail(p, "<nil>: Invalid value: %s: %s", q, why);
 	}
@@ -449,7 +389,7 @@ static int validate_values(struct parser *p, const struct requirement *r)
 		for (size_t i = 0; i < r->values.n; i++) {
 			if (parse_int10(r->values.v[i], &ignored) == 0)
 				continue;
-			go_quote(q, sizeof(q), r->values.v[i]);
+			nl_quote_str(q, sizeof(q), r->values.v[i]);
 			fmt_into(
 			    one, sizeof(one),
 			    "values[%zu]: Invalid value: %s: for 'Gt', 'Lt' operators, the value "
@@ -461,7 +401,7 @@ static int validate_values(struct parser *p, const struct requirement *r)
 	for (size_t i = 0; i < r->values.n; i++) {
 		if (nl_name_is_label_value(r->values.v[i], why, sizeof(why)) == 0)
 			continue;
-		go_quote(q, sizeof(q), r->values.v[i]);
+		nl_quote_str(q, sizeof(q), r->values.v[i]);
 		fmt_into(one, sizeof(one), "values[%zu][%s]: Invalid value: %s: %s", i, r->key, q,
 		         why);
 		agg_add(all, sizeof(all), &count, one);

@@ -3,6 +3,7 @@
  * kubectl print them, and tests compare them against golden files. */
 #include <nodelet/buf.h>
 #include <nodelet/errors.h>
+#include <nodelet/quote.h>
 #include <nodelet/status.h>
 
 #include <limits.h>
@@ -355,83 +356,6 @@ void nl_gr_string(char *out, size_t outlen, const nl_gr *gr)
 		snprintf(out, outlen, "%s", res);
 }
 
-/* Length of the valid UTF-8 sequence at s (at most avail bytes), 0 if invalid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t avail)
-{
-	unsigned cp, min;
-	size_t n;
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xE0) == 0xC0)
-		n = 2, cp = s[0] & 0x1Fu, min = 0x80;
-	else if ((s[0] & 0xF0) == 0xE0)
-		n = 3, cp = s[0] & 0x0Fu, min = 0x800;
-	else if ((s[0] & 0xF8) == 0xF0)
-		n = 4, cp = s[0] & 0x07u, min = 0x10000;
-	else
-		return 0;
-	if (n > avail)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3Fu);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return n;
-}
-
-/* The letter of Go's backslash escape for c, or 0. */
-static char short_escape(unsigned char c)
-{
-	switch (c) {
-	case '\a':
-		return 'a';
-	case '\b':
-		return 'b';
-	case '\f':
-		return 'f';
-	case '\n':
-		return 'n';
-	case '\r':
-		return 'r';
-	case '\t':
-		return 't';
-	case '\v':
-		return 'v';
-	case '"':
-		return '"';
-	case '\\':
-		return '\\';
-	}
-	return 0;
-}
-
-/* Go's %q (strconv.Quote) for the names apimachinery quotes in messages: a
- * name from a URL can hold anything. Valid non-ASCII UTF-8 is kept as is
- * (Go additionally escapes non-printable Unicode; rare enough to ignore). */
-static int buf_add_quoted(nl_buf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t left = strlen((const char *)p);
-	int rc = nl_buf_adds(b, "\"");
-	while (!rc && left) {
-		size_t n = utf8_seq_len(p, left);
-		char e = n == 1 ? short_escape(*p) : 0;
-		if (e)
-			rc = nl_buf_printf(b, "\\%c", e);
-		else if (n == 0 || *p < 0x20 || *p == 0x7f)
-			rc = nl_buf_printf(b, "\\x%02x", *p);
-		else
-			rc = nl_buf_add(b, p, n);
-		n = n ? n : 1;
-		p += n;
-		left -= n;
-	}
-	return rc ? rc : nl_buf_adds(b, "\"");
-}
-
 /* "<before><gr> <quoted name><after>" */
 static char *gr_name_message(const char *before, const char *gr_or_kind, const char *name,
                              const char *after)
@@ -439,7 +363,7 @@ static char *gr_name_message(const char *before, const char *gr_or_kind, const c
 	nl_buf b;
 	nl_buf_init(&b, 0);
 	if (nl_buf_adds(&b, before) || nl_buf_adds(&b, gr_or_kind) || nl_buf_adds(&b, " ") ||
-	    buf_add_quoted(&b, name) || nl_buf_adds(&b, after)) {
+	    nl_quote_append(&b, name) || nl_buf_adds(&b, after)) {
 		nl_buf_free(&b);
 		return NULL;
 	}
@@ -549,7 +473,7 @@ int nl_status_finish_invalid(nl_status *st)
 	/* NewInvalid: "<gk> %q is invalid[: <aggregate>]"; an aggregate of several
 	 * errors reads "[e1, e2]". */
 	nl_buf_init(&b, 0);
-	if (nl_buf_adds(&b, gks) || nl_buf_adds(&b, " ") || buf_add_quoted(&b, st->name) ||
+	if (nl_buf_adds(&b, gks) || nl_buf_adds(&b, " ") || nl_quote_append(&b, st->name) ||
 	    nl_buf_adds(&b, distinct ? " is invalid: " : " is invalid") ||
 	    nl_buf_adds(&b, distinct > 1 ? "[" : "") || add_cause_list(&b, st) ||
 	    nl_buf_adds(&b, distinct > 1 ? "]" : ""))

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #define USEC_PER_SEC INT64_C(1000000)
@@ -176,6 +177,238 @@ int nl_time_parse(int64_t *out, const char *s)
 int nl_time_parse_micro(int64_t *out, const char *s)
 {
 	return parse_rfc3339(out, s, 6);
+}
+
+/* ------------------------------------------------ Go's time parse errors
+ *
+ * The text of the *time.ParseError that time.Parse returns (format.go's
+ * parse and ParseError.Error): the layout is walked chunk by chunk as Go
+ * walks it, so the element it stops at, and the words, are Go's. */
+
+enum tchunk { T_YEAR, T_MONTH, T_DAY, T_HOUR, T_MINUTE, T_SECOND, T_FRAC6, T_TZ, T_END };
+
+struct time_chunk {
+	const char *prefix;
+	enum tchunk std;
+	const char *stdstr;
+};
+
+static const struct time_chunk rfc3339_chunks[] = {
+    {"", T_YEAR, "2006"},  {"-", T_MONTH, "01"},  {"-", T_DAY, "02"},   {"T", T_HOUR, "15"},
+    {":", T_MINUTE, "04"}, {":", T_SECOND, "05"}, {"", T_TZ, "Z07:00"}, {"", T_END, ""},
+};
+
+static const struct time_chunk micro_chunks[] = {
+    {"", T_YEAR, "2006"},     {"-", T_MONTH, "01"},  {"-", T_DAY, "02"},
+    {"T", T_HOUR, "15"},      {":", T_MINUTE, "04"}, {":", T_SECOND, "05"},
+    {"", T_FRAC6, ".000000"}, {"", T_TZ, "Z07:00"},  {"", T_END, ""},
+};
+
+/* time's own quote() (src/time/format.go), not strconv.Quote: every byte
+ * of a non-ASCII rune and every byte below ' ' as \xNN, '"' and '\\'
+ * backslashed, the rest (DEL too) as is. */
+static void time_quote(nl_buf *b, const char *s)
+{
+	nl_buf_adds(b, "\"");
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x80 || *p < ' ')
+			nl_buf_printf(b, "\\x%02x", *p);
+		else if (*p == '"' || *p == '\\')
+			nl_buf_printf(b, "\\%c", *p);
+		else
+			nl_buf_add(b, p, 1);
+	}
+	nl_buf_adds(b, "\"");
+}
+
+static bool is_digit_at(const char *s, size_t i)
+{
+	return strlen(s) > i && s[i] >= '0' && s[i] <= '9';
+}
+
+/* time.getnum: one or two digits (exactly two when fixed). */
+static bool getnum(const char **s, bool fixed, int *out)
+{
+	if (!is_digit_at(*s, 0))
+		return false;
+	if (!is_digit_at(*s, 1)) {
+		if (fixed)
+			return false;
+		*out = (*s)[0] - '0';
+		*s += 1;
+		return true;
+	}
+	*out = ((*s)[0] - '0') * 10 + ((*s)[1] - '0');
+	*s += 2;
+	return true;
+}
+
+/* time.atoi over exactly n bytes: optional sign, then only digits. */
+static bool atoi_n(const char *s, size_t n, long *out)
+{
+	size_t i = 0;
+	long v = 0;
+	bool neg = false;
+	if (n && (s[0] == '-' || s[0] == '+')) {
+		neg = s[0] == '-';
+		i++;
+	}
+	if (i == n)
+		return false;
+	for (; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > 100000000000L)
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = neg ? -v : v;
+	return true;
+}
+
+/* Walk time.Parse's layout loop to find where value fails, and write the
+ * ParseError text into b. false when the walk finds nothing wrong. */
+static bool time_explain(nl_buf *b, const char *value, bool micro)
+{
+	const struct time_chunk *ch = micro ? micro_chunks : rfc3339_chunks;
+	const char *layout =
+	    micro ? "2006-01-02T15:04:05.000000Z07:00" : "2006-01-02T15:04:05Z07:00";
+	const char *v = value, *hold = NULL, *bad_as = NULL, *range = NULL;
+	long year = 0, l;
+	int month = 1, day = 1, n;
+
+	for (;; ch++) {
+		for (const char *p = ch->prefix; *p; p++, v++) {
+			if (*v != *p) {
+				hold = v;
+				bad_as = ch->prefix;
+				goto cannot;
+			}
+		}
+		if (ch->std == T_END) {
+			if (*v) {
+				nl_buf_adds(b, "parsing time ");
+				time_quote(b, value);
+				nl_buf_adds(b, ": extra text: ");
+				time_quote(b, v);
+				return true;
+			}
+			break;
+		}
+		hold = v;
+		bad_as = ch->stdstr;
+		switch (ch->std) {
+		case T_YEAR:
+			if (strlen(v) < 4 || !is_digit_at(v, 0) || !atoi_n(v, 4, &year))
+				goto cannot;
+			v += 4;
+			break;
+		case T_MONTH:
+			if (!getnum(&v, true, &month))
+				goto cannot;
+			if (month < 1 || month > 12)
+				range = "month";
+			break;
+		case T_DAY:
+			if (!getnum(&v, true, &day))
+				goto cannot;
+			break;
+		case T_HOUR:
+			if (!getnum(&v, false, &n))
+				goto cannot;
+			if (n >= 24)
+				range = "hour";
+			break;
+		case T_MINUTE:
+			if (!getnum(&v, true, &n))
+				goto cannot;
+			if (n >= 60)
+				range = "minute";
+			break;
+		case T_SECOND:
+			if (!getnum(&v, true, &n))
+				goto cannot;
+			if (n >= 60) {
+				range = "second";
+				break;
+			}
+			/* A fraction the layout does not ask for is still accepted. */
+			if ((v[0] == '.' || v[0] == ',') && is_digit_at(v, 1) &&
+			    ch[1].std != T_FRAC6) {
+				size_t k = 2;
+				while (is_digit_at(v, k))
+					k++;
+				v += k;
+			}
+			break;
+		case T_FRAC6:
+			if (strlen(v) < 7 || (v[0] != '.' && v[0] != ',') || !atoi_n(v + 1, 6, &l))
+				goto cannot;
+			if (l < 0)
+				range = "fractional second";
+			v += 7;
+			break;
+		case T_TZ: {
+			int hh, mm;
+			if (v[0] == 'Z') {
+				v++;
+				break;
+			}
+			if (strlen(v) < 6 || v[3] != ':')
+				goto cannot;
+			char hbuf[3] = {v[1], v[2], 0}, mbuf[3] = {v[4], v[5], 0};
+			const char *hp = hbuf, *mp = mbuf;
+			if (!getnum(&hp, true, &hh) || !getnum(&mp, true, &mm))
+				goto cannot;
+			if (hh > 24)
+				range = "time zone offset hour";
+			if (mm > 60)
+				range = "time zone offset minute";
+			if (!range && v[0] != '+' && v[0] != '-')
+				goto cannot;
+			v += 6;
+			break;
+		}
+		case T_END:
+			break;
+		}
+		if (range) {
+			nl_buf_adds(b, "parsing time ");
+			time_quote(b, value);
+			nl_buf_printf(b, ": %s out of range", range);
+			return true;
+		}
+	}
+	if (day < 1 || day > days_in_month(year, month)) {
+		nl_buf_adds(b, "parsing time ");
+		time_quote(b, value);
+		nl_buf_adds(b, ": day out of range");
+		return true;
+	}
+	return false;
+
+cannot:
+	nl_buf_adds(b, "parsing time ");
+	time_quote(b, value);
+	nl_buf_adds(b, " as ");
+	time_quote(b, layout);
+	nl_buf_adds(b, ": cannot parse ");
+	time_quote(b, hold);
+	nl_buf_adds(b, " as ");
+	time_quote(b, bad_as);
+	return true;
+}
+
+int nl_time_parse_error(nl_buf *b, const char *s, int micro)
+{
+	size_t mark = b->len;
+	s = s ? s : "";
+	if (!time_explain(b, s, micro != 0)) {
+		/* nl_time_parse refused what Go's parser takes (a one-digit hour,
+		 * an offset of 24:00): say so plainly. */
+		nl_buf_adds(b, "parsing time ");
+		time_quote(b, s);
+		nl_buf_adds(b, micro ? ": not a metav1.MicroTime" : ": not an RFC 3339 time");
+	}
+	return b->data && b->len > mark ? 0 : NL_ENOMEM;
 }
 
 int64_t nl_time_now(void)

@@ -7,6 +7,7 @@
 #include <nodelet/buf.h>
 #include <nodelet/meta.h>
 #include <nodelet/names.h>
+#include <nodelet/quote.h>
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -89,55 +90,6 @@ __attribute__((format(printf, 4, 5))) static void pushf(mock_ferrs *e, const cha
 
 /* ------------------------------------------------------- Go value text */
 
-static size_t utf8_seq_len(const unsigned char *p)
-{
-	int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-	if (n == 0 || p[0] > 0xf4)
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return (size_t)n;
-}
-
-/* strconv.Quote, for the characters Kubernetes names and values contain;
- * multi-byte runes are assumed printable. */
-static void go_quote(nl_buf *b, const char *s)
-{
-	static const char esc_from[] = "\a\b\f\n\r\t\v";
-	static const char esc_to[] = "abfnrtv";
-	nl_buf_adds(b, "\"");
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		const char *esc = *p ? strchr(esc_from, *p) : NULL;
-		size_t n;
-		if (*p == '"' || *p == '\\') {
-			nl_buf_printf(b, "\\%c", *p);
-		} else if (esc) {
-			nl_buf_printf(b, "\\%c", esc_to[esc - esc_from]);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			nl_buf_printf(b, "\\x%02x", *p);
-		} else if (*p < 0x80) {
-			nl_buf_add(b, p, 1);
-		} else if ((n = utf8_seq_len(p)) > 0) {
-			nl_buf_add(b, p, n);
-			p += n;
-			continue;
-		} else {
-			nl_buf_printf(b, "\\x%02x", *p);
-		}
-		p++;
-	}
-	nl_buf_adds(b, "\"");
-}
-
-static char *quoted(const char *s)
-{
-	nl_buf b;
-	nl_buf_init(&b, 0);
-	go_quote(&b, s ? s : "");
-	return nl_buf_detach(&b, NULL);
-}
-
 /* %v of a decoded JSON value: strings quoted, numbers and bools plain. */
 static char *go_value(json_object *v)
 {
@@ -145,7 +97,7 @@ static char *go_value(json_object *v)
 	case json_type_null:
 		return strdup("null");
 	case json_type_string:
-		return quoted(json_object_get_string(v));
+		return nl_quote_dup(json_object_get_string(v));
 	default:
 		return strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 	}
@@ -160,7 +112,7 @@ static char *go_string_slice(json_object *arr)
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		if (i)
 			nl_buf_adds(&b, ", ");
-		go_quote(&b, json_object_get_string(json_object_array_get_idx(arr, i)));
+		nl_quote_append(&b, json_object_get_string(json_object_array_get_idx(arr, i)));
 	}
 	nl_buf_adds(&b, "}");
 	return nl_buf_detach(&b, NULL);
@@ -187,7 +139,7 @@ void mock_ferr_invalid(mock_ferrs *e, const char *field, json_object *value, con
 
 static void invalid_str(mock_ferrs *e, const char *field, const char *value, const char *detail)
 {
-	char *text = quoted(value);
+	char *text = nl_quote_dup(value);
 	if (text)
 		mock_ferr_invalid_raw(e, field, text, detail);
 	free(text);
@@ -250,7 +202,7 @@ void mock_ferr_not_supported(mock_ferrs *e, const char *field, json_object *valu
 	nl_buf_printf(&b, "Unsupported value: %s", text ? text : "");
 	for (size_t i = 0; supported && supported[i]; i++) {
 		nl_buf_adds(&b, i ? ", " : ": supported values: ");
-		go_quote(&b, supported[i]);
+		nl_quote_append(&b, supported[i]);
 	}
 	free(text);
 	push(e, NL_CAUSE_NOT_SUPPORTED, field, nl_buf_detach(&b, NULL));
@@ -417,7 +369,7 @@ static void go_owner_ref(nl_buf *b, json_object *ref)
 	for (size_t i = 0; i < 4; i++) {
 		const char *v = get_str(ref, str_fields[i][1]);
 		nl_buf_printf(b, "%s%s:", i ? ", " : "", str_fields[i][0]);
-		go_quote(b, v ? v : "");
+		nl_quote_append(b, v ? v : "");
 	}
 	for (size_t i = 0; i < 2; i++)
 		nl_buf_printf(b, ", %s:(*bool)(%s)", ptr_fields[i][0],
@@ -632,11 +584,11 @@ static void validate_taints(mock_ferrs *e, json_object *taints)
 			nl_buf b;
 			nl_buf_init(&b, 0);
 			nl_buf_adds(&b, "Duplicate value: core.Taint{Key:");
-			go_quote(&b, key);
+			nl_quote_append(&b, key);
 			nl_buf_adds(&b, ", Value:");
-			go_quote(&b, value);
+			nl_quote_append(&b, value);
 			nl_buf_adds(&b, ", Effect:");
-			go_quote(&b, effect);
+			nl_quote_append(&b, effect);
 			nl_buf_printf(&b,
 			              ", TimeAdded:(*v1.Time)(%s)}: taints must be unique by key "
 			              "and effect pair",
@@ -836,9 +788,9 @@ static char *go_node_address(json_object *a)
 	const char *t = get_str(a, "type"), *addr = get_str(a, "address");
 	nl_buf_init(&b, 0);
 	nl_buf_adds(&b, "core.NodeAddress{Type:");
-	go_quote(&b, t ? t : "");
+	nl_quote_append(&b, t ? t : "");
 	nl_buf_adds(&b, ", Address:");
-	go_quote(&b, addr ? addr : "");
+	nl_quote_append(&b, addr ? addr : "");
 	nl_buf_adds(&b, "}");
 	return nl_buf_detach(&b, NULL);
 }

@@ -3,6 +3,7 @@
  * node, bootstrappolicy's NodeRules). */
 #include "authz.h"
 
+#include <nodelet/quote.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,62 +26,6 @@ int mock_authz_mode_parse(mock_authz_mode *out, const char *s, nl_err *err)
 
 /* ------------------------------------------------------------------------
  * Messages */
-
-void mock_go_quote(char *out, size_t outlen, const char *s)
-{
-	size_t n = 0;
-	if (outlen < 3) {
-		if (outlen)
-			out[0] = '\0';
-		return;
-	}
-	out[n++] = '"';
-	for (; *s && n + 6 < outlen; s++) {
-		unsigned char c = (unsigned char)*s;
-		const char *esc = NULL;
-		switch (c) {
-		case '"':
-			esc = "\\\"";
-			break;
-		case '\\':
-			esc = "\\\\";
-			break;
-		case '\a':
-			esc = "\\a";
-			break;
-		case '\b':
-			esc = "\\b";
-			break;
-		case '\f':
-			esc = "\\f";
-			break;
-		case '\n':
-			esc = "\\n";
-			break;
-		case '\r':
-			esc = "\\r";
-			break;
-		case '\t':
-			esc = "\\t";
-			break;
-		case '\v':
-			esc = "\\v";
-			break;
-		default:
-			break;
-		}
-		if (esc) {
-			memcpy(out + n, esc, 2);
-			n += 2;
-		} else if (c < 0x20 || c == 0x7f) {
-			n += (size_t)snprintf(out + n, outlen - n, "\\x%02x", c);
-		} else {
-			out[n++] = (char)c;
-		}
-	}
-	out[n++] = '"';
-	out[n] = '\0';
-}
 
 /* The sanitizer responsewriters applies to the "User ... cannot ..." part. */
 static void html_escape(char *out, size_t outlen, const char *s)
@@ -105,20 +50,20 @@ nl_status *mock_authz_forbidden(const char *user, const mock_req_attrs *a, const
                                 const char *reason)
 {
 	char quser[600], qres[160], qgroup[300], qns[600], msg[4096], safe[4096];
-	mock_go_quote(quser, sizeof(quser), user ? user : "");
+	nl_quote_str(quser, sizeof(quser), user ? user : "");
 	if (!a->res) {
 		char qpath[2100];
-		mock_go_quote(qpath, sizeof(qpath), path ? path : "");
+		nl_quote_str(qpath, sizeof(qpath), path ? path : "");
 		/* a non-resource verb is printed bare, as %s */
 		snprintf(msg, sizeof(msg), "User %s cannot %s path %s", quser, a->verb, qpath);
 	} else {
 		char resource[128];
 		snprintf(resource, sizeof(resource), "%s%s%s", a->resource,
 		         a->subresource[0] ? "/" : "", a->subresource);
-		mock_go_quote(qres, sizeof(qres), resource);
-		mock_go_quote(qgroup, sizeof(qgroup), a->group);
+		nl_quote_str(qres, sizeof(qres), resource);
+		nl_quote_str(qgroup, sizeof(qgroup), a->group);
 		if (a->ns[0]) {
-			mock_go_quote(qns, sizeof(qns), a->ns);
+			nl_quote_str(qns, sizeof(qns), a->ns);
 			snprintf(
 			    msg, sizeof(msg),
 			    "User %s cannot %s resource %s in API group %s in the namespace %s",
@@ -146,7 +91,7 @@ nl_status *mock_authz_forbidden(const char *user, const mock_req_attrs *a, const
 	char grs[400], qname[600];
 	nl_gr_string(grs, sizeof(grs), &gr);
 	if (a->name[0]) {
-		mock_go_quote(qname, sizeof(qname), a->name);
+		nl_quote_str(qname, sizeof(qname), a->name);
 		st = nl_status_newf(403, "Forbidden", "%s %s is forbidden: %s%s%s", grs, qname,
 		                    safe, sep, why);
 	} else {
@@ -273,7 +218,7 @@ static decision node_authorizer(char *reason, size_t rlen, const mock_authz_user
 		return NO_OPINION;
 	if (!*node) {
 		char q[400];
-		mock_go_quote(q, sizeof(q), u->name);
+		nl_quote_str(q, sizeof(q), u->name);
 		snprintf(reason, rlen, "unknown node for user %s", q);
 		return NO_OPINION;
 	}

@@ -63,8 +63,4 @@ int mock_authz_node_identity(const char **node, const mock_authz_user *u);
 nl_status *mock_authz_forbidden(const char *user, const mock_req_attrs *attrs, const char *path,
                                 const char *reason);
 
-/* Go's %q of s into out (truncated to fit): what kube-apiserver's messages
- * quote user names and paths with. */
-void mock_go_quote(char *out, size_t outlen, const char *s);
-
 #endif

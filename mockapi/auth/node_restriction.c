@@ -3,6 +3,7 @@
 
 #include <nodelet/buf.h>
 #include <nodelet/meta.h>
+#include <nodelet/quote.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@ static nl_status *forbidden(const mock_resource *r, const char *name, json_objec
 	nl_gr gr = mock_resource_gr(r);
 	char grs[300], qname[600];
 	nl_gr_string(grs, sizeof(grs), &gr);
-	mock_go_quote(qname, sizeof(qname), n);
+	nl_quote_str(qname, sizeof(qname), n);
 	nl_status *st = nl_status_newf(403, "Forbidden", "%s %s is forbidden: %s", grs, qname, why);
 	if (st && nl_status_set_details(st, n, r->group, r->plural, NULL) != 0) {
 		nl_status_free(st);
@@ -159,10 +160,10 @@ static nl_status *admit_node(const mock_resource *r, const char *node, const cha
 {
 	char qnode[600], why[2048];
 	const char *target = name && *name ? name : nl_meta_name(obj);
-	mock_go_quote(qnode, sizeof(qnode), node);
+	nl_quote_str(qnode, sizeof(qnode), node);
 	if (!target || strcmp(target, node) != 0) {
 		char qtarget[600];
-		mock_go_quote(qtarget, sizeof(qtarget), target ? target : "");
+		nl_quote_str(qtarget, sizeof(qtarget), target ? target : "");
 		snprintf(why, sizeof(why), "node %s is not allowed to modify node %s", qnode,
 		         qtarget);
 		return forbidden(r, name, obj, why);
@@ -216,7 +217,7 @@ nl_status *mock_node_restriction(const mock_authz_user *u, const mock_resource *
 		return NULL;
 	if (!*node) {
 		char why[700], q[600];
-		mock_go_quote(q, sizeof(q), u->name);
+		nl_quote_str(q, sizeof(q), u->name);
 		snprintf(why, sizeof(why), "could not determine node from user %s", q);
 		return forbidden(r, name, obj, why);
 	}

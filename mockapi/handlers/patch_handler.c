@@ -7,6 +7,7 @@
  * metadata.resourceVersion: then a stale one is the client's 409. */
 #include <nodelet/doc.h>
 #include <nodelet/meta.h>
+#include <nodelet/quote.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,20 +204,6 @@ static nl_status *engine_error(int rc, const char *msg)
 	}
 }
 
-static void add_go_quoted(nl_buf *b, const char *s)
-{
-	nl_buf_adds(b, "\"");
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			nl_buf_printf(b, "\\%c", *s);
-		else if (*s == '\n')
-			nl_buf_adds(b, "\\n");
-		else
-			nl_buf_printf(b, "%c", *s);
-	}
-	nl_buf_adds(b, "\"");
-}
-
 /* A patched object that does not decode: 422 `"" is invalid: patch:
  * Invalid value: "<value>": <why>`, the value being the patched JSON, or
  * for a strategic patch the patch as Go prints a map. */
@@ -229,9 +216,9 @@ static nl_status *patch_invalid(const patch_req *p, json_object *patched, const 
 	if (p->type == PT_STRATEGIC) {
 		char v[200];
 		mock_patch_go_value(v, sizeof(v), p->patch);
-		add_go_quoted(&b, v);
+		nl_quote_append(&b, v);
 	} else {
-		add_go_quoted(&b, patched ? nl_json_compact(patched, NULL) : "null");
+		nl_quote_append(&b, patched ? nl_json_compact(patched, NULL) : "null");
 	}
 	nl_buf_printf(&b, ": %s", why);
 	if (st && (!b.data || nl_status_add_cause(st, NL_CAUSE_INVALID, b.data, "patch") != 0 ||

@@ -4,6 +4,7 @@
 #include "write_request.h"
 
 #include <nodelet/doc.h>
+#include <nodelet/quote.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,21 +79,6 @@ int mock_dry_run(const mock_request *req)
 	return d && strcmp(d, "All") == 0;
 }
 
-/* A Go %q of s into b. */
-static void add_quoted(nl_buf *b, const char *s)
-{
-	nl_buf_adds(b, "\"");
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			nl_buf_printf(b, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			nl_buf_printf(b, "\\x%02x", *p);
-		else
-			nl_buf_printf(b, "%c", *p);
-	}
-	nl_buf_adds(b, "\"");
-}
-
 static int add_cause(nl_status *st, const char *reason, const char *field, nl_buf *b)
 {
 	int rc = b->data ? nl_status_add_cause(st, reason, b->data, field) : NL_ENOMEM;
@@ -119,7 +105,7 @@ static int field_manager_causes(nl_status *st, const char *fm)
 			continue;
 		nl_buf_init(&b, 0);
 		nl_buf_adds(&b, "Invalid value: ");
-		add_quoted(&b, fm);
+		nl_quote_append(&b, fm);
 		nl_buf_printf(&b, ": invalid character U+%04X (at position %zu)", c, i);
 		rc = add_cause(st, NL_CAUSE_INVALID, "fieldManager", &b);
 	}
@@ -135,7 +121,7 @@ static int dry_run_causes(nl_status *st, const mock_request *req)
 		return 0;
 	nl_buf_init(&b, 0);
 	nl_buf_adds(&b, "Unsupported value: []string{");
-	add_quoted(&b, d);
+	nl_quote_append(&b, d);
 	nl_buf_adds(&b, "}: supported values: \"All\"");
 	return add_cause(st, NL_CAUSE_NOT_SUPPORTED, "dryRun", &b);
 }
@@ -152,7 +138,7 @@ static int field_validation_causes(nl_status *st, const mock_request *req)
 			return 0;
 	nl_buf_init(&b, 0);
 	nl_buf_adds(&b, "Unsupported value: ");
-	add_quoted(&b, v);
+	nl_quote_append(&b, v);
 	nl_buf_adds(&b, ": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"");
 	return add_cause(st, NL_CAUSE_NOT_SUPPORTED, "fieldValidation", &b);
 }

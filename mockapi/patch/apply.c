@@ -10,6 +10,7 @@
 
 #include <nodelet/buf.h>
 #include <nodelet/meta.h>
+#include <nodelet/quote.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,26 +176,14 @@ static int build_object(apply_ctx *c, json_object **out)
 
 /* ------------------------------------------------------------ conflicts */
 
-static void go_quote(nl_buf *b, const char *s)
-{
-	nl_buf_adds(b, "\"");
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			nl_buf_printf(b, "\\%c", *s);
-		else
-			nl_buf_printf(b, "%c", *s);
-	}
-	nl_buf_adds(b, "\"");
-}
-
 /* printManager: the manager's name, its subresource, and for an Update
  * "using <apiVersion>" (identifiers carry no time). */
 static void print_manager(nl_buf *b, const mock_mf_entry *e)
 {
-	go_quote(b, e->manager);
+	nl_quote_append(b, e->manager);
 	if (*e->subresource) {
 		nl_buf_adds(b, " with subresource ");
-		go_quote(b, e->subresource);
+		nl_quote_append(b, e->subresource);
 	}
 	if (strcmp(e->operation, MOCK_MF_UPDATE) == 0)
 		nl_buf_printf(b, " using %s", e->api_version);

@@ -4,6 +4,7 @@
  * kinds' schemas are in fieldset_typed.c. */
 #include "fieldset.h"
 
+#include <nodelet/quote.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,20 +24,8 @@ static void go_string_value(nl_buf *b, json_object *v)
 		nl_buf_adds(b, json_object_to_json_string_ext(v, JSON_FLAGS));
 		return;
 	}
-	nl_buf_adds(b, "\"");
-	for (const unsigned char *p = (const unsigned char *)json_object_get_string(v); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			nl_buf_printf(b, "\\%c", *p);
-		else if (*p == '\n')
-			nl_buf_adds(b, "\\n");
-		else if (*p == '\t')
-			nl_buf_adds(b, "\\t");
-		else if (*p < 0x20 || *p == 0x7f)
-			nl_buf_printf(b, "\\x%02x", *p);
-		else
-			nl_buf_printf(b, "%c", *p);
-	}
-	nl_buf_adds(b, "\"");
+	/* value.ToString: fmt.Sprintf("%q", v.AsString()). */
+	nl_quote_append_n(b, json_object_get_string(v), (size_t)json_object_get_string_len(v));
 }
 
 /* PathElement.String of a serialized element. */

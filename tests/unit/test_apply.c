@@ -154,6 +154,23 @@ static void test_apply__paths_print_like_fieldpath(void)
 	json_object_put(fv1);
 }
 
+/* A value element's string is Go's %q: \r by name and a non-printable
+ * rune as \uNNNN (this copy wrote \x0d and kept U+0085 raw). */
+static void test_apply__path_values_quote_like_go(void)
+{
+	json_object *fv1 =
+	    nl_test_json("{\"f:metadata\":{\"f:finalizers\":{\"v:\\\"a\\\\rb\\\\u0085\\\"\":{}}}}");
+	json_object *set = NULL;
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	CU_ASSERT_EQUAL_FATAL(mock_fset_from_fields_v1(&set, fv1), 0);
+	CU_ASSERT_EQUAL(mock_fset_each(set, collect_path, &b), 0);
+	CU_ASSERT_STRING_EQUAL(b.data, ".metadata.finalizers[=\"a\\rb\\u0085\"]|");
+	nl_buf_free(&b);
+	json_object_put(set);
+	json_object_put(fv1);
+}
+
 /* FieldsV1 reads back as written: "." first, then fields in order. */
 static void test_apply__fields_v1_round_trips(void)
 {
@@ -534,6 +551,22 @@ static void test_apply__conflict_names_manager_and_field(void)
 	json_object_put(live);
 }
 
+/* printManager quotes the manager with %q: a newline in it is \n (this
+ * copy escaped only quotes and backslashes). */
+static void test_apply__conflict_quotes_manager_like_go(void)
+{
+	json_object *live = decoded(cm(), "{\"metadata\":{\"name\":\"x\",\"namespace\":\"d\","
+	                                  "\"resourceVersion\":\"5\"},\"data\":{\"key\":\"old\"}}");
+	CU_ASSERT_EQUAL(mock_managed_update(live, NULL, cm(), "two\nlines", "", T1), 0);
+	applied a = run_apply(cm(), live, CM_CONFIG("{\"key\":\"new\"}"), "kubectl", 0);
+	CU_ASSERT_EQUAL(a.rc, NL_ECONFLICT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a.st);
+	CU_ASSERT_EQUAL_FATAL(a.st->ncauses, 1);
+	CU_ASSERT_STRING_EQUAL(a.st->causes[0].message, "conflict with \"two\\nlines\" using v1");
+	applied_free(&a);
+	json_object_put(live);
+}
+
 /* force=true moves the field to the applier. */
 static void test_apply__force_takes_ownership(void)
 {
@@ -686,6 +719,7 @@ static CU_TestInfo tests[] = {
     {"keyed_lists_and_sets_name_items", test_apply__keyed_lists_and_sets_name_items},
     {"unknown_field_is_not_declared", test_apply__unknown_field_is_not_declared},
     {"paths_print_like_fieldpath", test_apply__paths_print_like_fieldpath},
+    {"path_values_quote_like_go", test_apply__path_values_quote_like_go},
     {"fields_v1_round_trips", test_apply__fields_v1_round_trips},
     {"set_algebra", test_apply__set_algebra},
     {"create_records_update_entry", test_apply__create_records_update_entry},
@@ -698,6 +732,7 @@ static CU_TestInfo tests[] = {
     {"fields_v1_as_written", test_apply__fields_v1_as_written},
     {"creates_with_apply_entry", test_apply__creates_with_apply_entry},
     {"conflict_names_manager_and_field", test_apply__conflict_names_manager_and_field},
+    {"conflict_quotes_manager_like_go", test_apply__conflict_quotes_manager_like_go},
     {"force_takes_ownership", test_apply__force_takes_ownership},
     {"same_value_shares_ownership", test_apply__same_value_shares_ownership},
     {"conflicts_list_every_field", test_apply__conflicts_list_every_field},

@@ -150,6 +150,26 @@ static void test_patch_handler__type_errors_are_422_patch_invalid(void)
 	remove_object(CM);
 }
 
+/* Both quoted values are Go's %q: the patched JSON's U+0085 as \u0085
+ * (patch_handler's copy kept it raw) and a field manager's tab as \t
+ * (write_request's copy wrote \x09). */
+static void test_patch_handler__messages_quote_like_go(void)
+{
+	make(CM, "{\"metadata\":{\"name\":\"x\",\"annotations\":{\"a\":\"\\u0085\"}}}");
+	answer a = handle("PATCH", CM, NULL, MERGE, NULL, "{\"data\":{\"a\":1}}");
+	CU_ASSERT_EQUAL(a.code, 422);
+	CU_ASSERT_PTR_NOT_NULL(strstr(str(a.body, "message"), "{\\\"a\\\":\\\"\\u0085\\\"}"));
+	json_object_put(a.body);
+
+	a = handle("PATCH", CM, "fieldManager=a\tb", MERGE, NULL, "{}");
+	CU_ASSERT_EQUAL(a.code, 422);
+	CU_ASSERT_STRING_EQUAL(str(a.body, "message"),
+	                       "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Invalid "
+	                       "value: \"a\\tb\": invalid character U+0009 (at position 1)");
+	json_object_put(a.body);
+	remove_object(CM);
+}
+
 static void test_patch_handler__field_manager_comes_from_the_user_agent(void)
 {
 	make(CM, "{\"metadata\":{\"name\":\"x\"}}");
@@ -294,6 +314,7 @@ static CU_TestInfo tests[] = {
     {"strategic_errors_map_like_the_apiserver",
      test_patch_handler__strategic_errors_map_like_the_apiserver},
     {"type_errors_are_422_patch_invalid", test_patch_handler__type_errors_are_422_patch_invalid},
+    {"messages_quote_like_go", test_patch_handler__messages_quote_like_go},
     {"field_manager_comes_from_the_user_agent",
      test_patch_handler__field_manager_comes_from_the_user_agent},
     {"name_and_namespace_cannot_change", test_patch_handler__name_and_namespace_cannot_change},

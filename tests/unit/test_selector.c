@@ -193,6 +193,18 @@ static void test_selector__invalid_keys_and_values(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "must be no more than 63 characters"));
 }
 
+/* A value that is not UTF-8 is quoted byte by byte, as Go's %q does (this
+ * copy passed bytes above 0x7f through). */
+static void test_selector__invalid_values_quote_like_go(void)
+{
+	char why[400], want[512];
+	nl_name_is_label_value("caf\xc3", why, sizeof(why));
+	snprintf(want, sizeof(want),
+	         "unable to parse requirement: values[0][app]: Invalid value: \"caf\\xc3\": %s",
+	         why);
+	label_error("app=caf\xc3", want);
+}
+
 /* A field getter over a NULL-terminated list of name/value pairs. */
 static const char *pair_get(const char *field, void *payload)
 {
@@ -344,6 +356,7 @@ static CU_TestInfo selector_tests[] = {
     {"greater_and_less_than", test_selector__greater_and_less_than},
     {"syntax_errors", test_selector__syntax_errors},
     {"invalid_keys_and_values", test_selector__invalid_keys_and_values},
+    {"invalid_values_quote_like_go", test_selector__invalid_values_quote_like_go},
     {"field_operators", test_selector__field_operators},
     {"field_empty_selector_matches_everything",
      test_selector__field_empty_selector_matches_everything},

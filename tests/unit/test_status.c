@@ -311,6 +311,16 @@ static void test_status__names_are_quoted_like_go(void)
 	nl_status_free(st);
 }
 
+/* A non-printable rune is \uNNNN, as Go's strconv.Quote writes it (this
+ * copy used to keep every valid UTF-8 sequence raw). */
+static void test_status__non_printable_runes_are_escaped(void)
+{
+	nl_status *st = nl_status_not_found(&GR_CONFIGMAPS, "a\xc2\x85z\xe2\x80\x8b");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+	CU_ASSERT_STRING_EQUAL(st->message, "configmaps \"a\\u0085z\\u200b\" not found");
+	nl_status_free(st);
+}
+
 static void test_status__gr_string(void)
 {
 	char out[64];
@@ -462,6 +472,7 @@ static CU_TestInfo status_tests[] = {
      test_status__strings_are_escaped_but_slashes_are_not},
     {"set_details_null_keeps_field", test_status__set_details_null_keeps_field},
     {"names_are_quoted_like_go", test_status__names_are_quoted_like_go},
+    {"non_printable_runes_are_escaped", test_status__non_printable_runes_are_escaped},
     {"gr_string", test_status__gr_string},
     {"parse_reads_every_field", test_status__parse_reads_every_field},
     {"parse_then_encode_reproduces_every_fixture",

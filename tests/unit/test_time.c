@@ -2,6 +2,7 @@
  * fractional digits) as the apiserver writes and parses them. */
 #include "../cu_main.h"
 
+#include <nodelet/buf.h>
 #include <nodelet/errors.h>
 #include <nodelet/time.h>
 
@@ -226,6 +227,90 @@ static void test_time__now_is_plausible(void)
 	CU_ASSERT(b >= a);
 }
 
+/* The *time.ParseError text of time.Parse(time.RFC3339, s), or of
+ * metav1.MicroTime's layout when micro. */
+static void assert_parse_error(const char *s, int micro, const char *want)
+{
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	CU_ASSERT_EQUAL_FATAL(nl_time_parse_error(&b, s, micro), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b.data);
+	if (strcmp(b.data, want) != 0)
+		fprintf(stderr, "\n  %s\n    expected: %s\n    actual:   %s\n", s, want, b.data);
+	CU_ASSERT_STRING_EQUAL(b.data, want);
+	nl_buf_free(&b);
+}
+
+/* Go's own cases: parseErrorTests in src/time/format_test.go. */
+static void test_time__parse_errors_are_gos(void)
+{
+	const char *rfc = "\"2006-01-02T15:04:05Z07:00\"";
+	char want[256];
+	assert_parse_error("2006-01-02T15:04:05Z07:00", 0,
+	                   "parsing time \"2006-01-02T15:04:05Z07:00\": extra text: \"07:00\"");
+	snprintf(want, sizeof(want),
+	         "parsing time \"2006-01-02T15:04_abc\" as %s: cannot parse \"_abc\" as \":\"",
+	         rfc);
+	assert_parse_error("2006-01-02T15:04_abc", 0, want);
+	snprintf(want, sizeof(want),
+	         "parsing time \"2006-01-02T15:04:05_abc\" as %s: cannot parse \"_abc\" as "
+	         "\"Z07:00\"",
+	         rfc);
+	assert_parse_error("2006-01-02T15:04:05_abc", 0, want);
+	assert_parse_error("2006-01-02T15:04:05Z_abc", 0,
+	                   "parsing time \"2006-01-02T15:04:05Z_abc\": extra text: \"_abc\"");
+	assert_parse_error("2010-02-04T21:00:67.012345678-08:00", 0,
+	                   "parsing time \"2010-02-04T21:00:67.012345678-08:00\": second out of "
+	                   "range");
+	snprintf(want, sizeof(want),
+	         "parsing time \"\\\"\" as %s: cannot parse \"\\\"\" as \"2006\"", rfc);
+	assert_parse_error("\"", 0, want);
+}
+
+static void test_time__parse_errors_name_the_field_out_of_range(void)
+{
+	assert_parse_error("2024-13-01T00:00:00Z", 0,
+	                   "parsing time \"2024-13-01T00:00:00Z\": month out of range");
+	assert_parse_error("2023-02-29T00:00:00Z", 0,
+	                   "parsing time \"2023-02-29T00:00:00Z\": day out of range");
+	assert_parse_error("2024-05-01T24:00:00Z", 0,
+	                   "parsing time \"2024-05-01T24:00:00Z\": hour out of range");
+	assert_parse_error("2024-05-01T10:00:00+25:00", 0,
+	                   "parsing time \"2024-05-01T10:00:00+25:00\": time zone offset hour out "
+	                   "of range");
+}
+
+static void test_time__parse_errors_for_micro_time(void)
+{
+	assert_parse_error(
+	    "2024-05-01T10:00:00Z", 1,
+	    "parsing time \"2024-05-01T10:00:00Z\" as "
+	    "\"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"");
+	assert_parse_error(
+	    "2024-05-01T10:00:00.1234567Z", 1,
+	    "parsing time \"2024-05-01T10:00:00.1234567Z\" as "
+	    "\"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"7Z\" as \"Z07:00\"");
+}
+
+/* time's own quote (format.go; TestQuote in format_test.go): every byte of
+ * a non-ASCII rune, and every control byte, as \xNN; unlike strconv.Quote. */
+static void test_time__parse_errors_quote_like_time_package(void)
+{
+	assert_parse_error("\xe2\x98\xba", 0,
+	                   "parsing time \"\\xe2\\x98\\xba\" as \"2006-01-02T15:04:05Z07:00\": "
+	                   "cannot parse \"\\xe2\\x98\\xba\" as \"2006\"");
+	assert_parse_error("2024-05-01T10:00:00Z\n", 0,
+	                   "parsing time \"2024-05-01T10:00:00Z\\x0a\": extra text: \"\\x0a\"");
+}
+
+/* What Go would take but nl_time_parse does not (a one-digit hour) still
+ * gets a "parsing time" text rather than none. */
+static void test_time__parse_error_when_go_would_accept(void)
+{
+	assert_parse_error("2024-05-01T1:00:00Z", 0,
+	                   "parsing time \"2024-05-01T1:00:00Z\": not an RFC 3339 time");
+}
+
 static CU_TestInfo time_tests[] = {
     {"format_is_rfc3339_utc_seconds", test_time__format_is_rfc3339_utc_seconds},
     {"format_before_epoch_floors", test_time__format_before_epoch_floors},
@@ -240,6 +325,12 @@ static CU_TestInfo time_tests[] = {
     {"parse_micro_requires_six_digits", test_time__parse_micro_requires_six_digits},
     {"round_trips", test_time__round_trips},
     {"now_is_plausible", test_time__now_is_plausible},
+    {"parse_errors_are_gos", test_time__parse_errors_are_gos},
+    {"parse_errors_name_the_field_out_of_range",
+     test_time__parse_errors_name_the_field_out_of_range},
+    {"parse_errors_for_micro_time", test_time__parse_errors_for_micro_time},
+    {"parse_errors_quote_like_time_package", test_time__parse_errors_quote_like_time_package},
+    {"parse_error_when_go_would_accept", test_time__parse_error_when_go_would_accept},
     CU_TEST_INFO_NULL,
 };
 

@@ -550,6 +550,21 @@ static void test_validation__event_with_event_time(void)
 
 /* ------------------------------------------------------- error builders */
 
+/* field.Invalid prints a string value with %q: a non-printable rune is
+ * \uNNNN, a stray byte \xNN (this copy assumed multi-byte runes printable). */
+static void test_validation__invalid_values_quote_like_go(void)
+{
+	mock_ferrs e;
+	json_object *s = json_object_new_string("\t\xc2\x85\xe2\x80\xa8\xff");
+	mock_ferrs_init(&e);
+	mock_ferr_invalid(&e, "f", s, "why");
+	CU_ASSERT_EQUAL_FATAL(e.n, 1);
+	CU_ASSERT_STRING_EQUAL(e.items[0].message,
+	                       "Invalid value: \"\\t\\u0085\\u2028\\xff\": why");
+	mock_ferrs_free(&e);
+	json_object_put(s);
+}
+
 static void test_validation__error_builders_format_like_field_error(void)
 {
 	mock_ferrs e;
@@ -621,6 +636,7 @@ static CU_TestInfo validation_tests[] = {
     {"namespace_finalizers", test_validation__namespace_finalizers},
     {"event_legacy_rules", test_validation__event_legacy_rules},
     {"event_with_event_time", test_validation__event_with_event_time},
+    {"invalid_values_quote_like_go", test_validation__invalid_values_quote_like_go},
     {"error_builders_format_like_field_error",
      test_validation__error_builders_format_like_field_error},
     CU_TEST_INFO_NULL,
