@@ -6,6 +6,7 @@
 #include <nodelet/doc.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
+#include <nodelet/quote.h>
 #include <nodelet/time.h>
 
 #include <errno.h>
@@ -42,37 +43,13 @@ static char *meta_path(const nl_checkpoint_store *s, const char *name)
 	return path_join(s->dir, META_DIR, name, NULL);
 }
 
-/* Go's %q for the printable ASCII names this store sees; other bytes as
- * \xNN. Truncates to fit. */
-static void go_quote(char *out, size_t outlen, const char *s)
-{
-	size_t o = 0;
-	if (outlen < 3) {
-		if (outlen)
-			*out = '\0';
-		return;
-	}
-	out[o++] = '"';
-	for (; *s && o + 5 < outlen; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			o += (size_t)snprintf(out + o, outlen - o, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", c);
-		else
-			out[o++] = (char)c;
-	}
-	out[o++] = '"';
-	out[o] = '\0';
-}
-
 /* WriteTempDir's checks (kubeletconfig/util/files), with its messages, for
  * a name that will become one path component: a key, a UID or a
  * resourceVersion. */
 static int check_name(const char *what, const char *name, nl_err *err)
 {
 	char q[NL_CHECKPOINT_NAME_MAX + 64];
-	go_quote(q, sizeof(q), name);
+	nl_quote_str(q, sizeof(q), name);
 	if (!*name)
 		return nl_err_set(err, NL_EINVAL, "invalid %s: must not be empty: \"\"", what);
 	if (strchr(name, '/'))

@@ -28,6 +28,7 @@
 #include <inttypes.h>
 #include <nodelet/errors.h>
 #include <nodelet/meta.h>
+#include <nodelet/quote.h>
 #include <nodelet/time.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -88,30 +89,11 @@ int mock__store_parse_uint_go(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* Go's %q for the printable strings a resourceVersion can hold. */
-void mock__store_go_quote(char *out, size_t outlen, const char *s)
-{
-	size_t o = 0;
-	if (outlen < 3)
-		return;
-	out[o++] = '"';
-	for (const unsigned char *p = (const unsigned char *)s; *p && o + 6 < outlen; p++) {
-		if (*p == '"' || *p == '\\')
-			o += (size_t)snprintf(out + o, outlen - o, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", *p);
-		else
-			out[o++] = (char)*p;
-	}
-	out[o++] = '"';
-	out[o] = '\0';
-}
-
 /* "strconv.ParseUint: parsing "abc": invalid syntax" */
 void mock__store_parse_uint_error(char *out, size_t outlen, const char *s, int why)
 {
 	char q[96];
-	mock__store_go_quote(q, sizeof(q), s);
+	nl_quote_str(q, sizeof(q), s);
 	snprintf(out, outlen, "strconv.ParseUint: parsing %s: %s", q,
 	         why == 2 ? "value out of range" : "invalid syntax");
 }

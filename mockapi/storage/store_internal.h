@@ -73,7 +73,6 @@ int mock__store_fail_nomem(nl_status **st);
 nl_gr mock__store_gr_of(const mock_resource *r);
 void mock__store_rv_string(char out[RV_BUFSZ], uint64_t rv);
 int mock__store_parse_uint_go(const char *s, uint64_t *out);
-void mock__store_go_quote(char *out, size_t outlen, const char *s);
 void mock__store_parse_uint_error(char *out, size_t outlen, const char *s, int why);
 const char *mock__store_str_member(json_object *o, const char *key);
 json_object *mock__store_meta_of(json_object *obj);

@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <nodelet/errors.h>
+#include <nodelet/quote.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -325,7 +326,7 @@ int mock__store_plan_list(list_plan *p, const mock_resource *r, const mock_list_
 	int perr = mock__store_parse_uint_go(rv, &p->min_rv);
 	if (perr) {
 		char q[96], detail[200];
-		mock__store_go_quote(q, sizeof(q), rv);
+		nl_quote_str(q, sizeof(q), rv);
 		mock__store_parse_uint_error(detail, sizeof(detail), rv, perr);
 		snprintf(why, sizeof(why),
 		         "invalid resource version: resourceVersion: Invalid value: %s: %s", q,

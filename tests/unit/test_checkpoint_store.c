@@ -270,6 +270,8 @@ static void test_checkpoint_store__save_refuses_each_invalid_key(void)
 	    {"", "must not be empty"},
 	    {"foo/bar", "only base names are allowed"},
 	    {"/bar", "only base names are allowed"},
+	    /* Quoted as Go's %q: \n, and a Latin-1 letter kept as it is. */
+	    {"a\n/\xc3\xa9", "invalid file key \"a\\n/\xc3\xa9\", only base names are allowed"},
 	    {".", "may not be '.' or '..'"},
 	    {"..", "may not be '.' or '..'"},
 	    {NULL, "must be less than 255 characters"}, /* 256 a's */
