@@ -4,6 +4,8 @@
  * Split from doc.c, which builds documents from these scalars. */
 #include "yaml_scalar.h"
 
+#include <nodelet/base64.h>
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -303,50 +305,6 @@ static int resolve_plain(const char *s, size_t n, nl__scalar *out, nl_err *err)
 	return 0;
 }
 
-static int b64_value(char ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	return ch == '+' ? 62 : ch == '/' ? 63 : -1;
-}
-
-/* base64.StdEncoding.DecodeString: padded, line breaks ignored. */
-static int b64_decode(const char *s, size_t n, char *out, size_t *outlen)
-{
-	char q[4];
-	int nq = 0, done = 0;
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\r' || s[i] == '\n')
-			continue;
-		if (done)
-			return -1;
-		q[nq++] = s[i];
-		if (nq < 4)
-			continue;
-		nq = 0;
-		int v0 = b64_value(q[0]), v1 = b64_value(q[1]);
-		int v2 = q[2] == '=' ? 0 : b64_value(q[2]);
-		int v3 = q[3] == '=' ? 0 : b64_value(q[3]);
-		if (v0 < 0 || v1 < 0 || v2 < 0 || v3 < 0 || (q[2] == '=' && q[3] != '='))
-			return -1;
-		out[o++] = (char)(v0 << 2 | v1 >> 4);
-		if (q[2] != '=')
-			out[o++] = (char)((v1 & 15) << 4 | v2 >> 2);
-		if (q[3] != '=')
-			out[o++] = (char)((v2 & 3) << 6 | v3);
-		done = q[3] == '=';
-	}
-	if (nq)
-		return -1;
-	*outlen = o;
-	return 0;
-}
-
 static const char *kind_tag(nl__scalar_kind k)
 {
 	switch (k) {
@@ -412,12 +370,14 @@ int nl__yaml_scalar_resolve(nl__scalar *out, const char *text, size_t len, const
 	                    ? tag + strlen(NL__YAML_TAG_PREFIX)
 	                    : NULL;
 	if (t && strcmp(t, "binary") == 0) {
-		if (!(out->owned = malloc(len + 1)))
+		unsigned char *bytes = NULL;
+		int rc = nl_base64_decode(&bytes, &out->slen, text, len, NULL);
+		if (rc == NL_ENOMEM)
 			return nl_err_set(err, NL_ENOMEM, "out of memory");
-		if (b64_decode(text, len, out->owned, &out->slen))
+		if (rc)
 			return nl_err_set(err, NL_EPARSE,
 			                  "!!binary value contains invalid base64 data");
-		out->owned[out->slen] = '\0';
+		out->owned = (char *)bytes;
 		out->s = out->owned;
 		return 0;
 	}

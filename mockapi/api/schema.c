@@ -5,6 +5,7 @@
  * win over a kept type error. */
 #include "schema.h"
 
+#include <nodelet/base64.h>
 #include <nodelet/buf.h>
 #include <nodelet/time.h>
 
@@ -152,110 +153,6 @@ static int time_error(dctx *c, const char *value, bool micro)
 	return DEC_ABORT;
 }
 
-/* --------------------------------------------------------------- base64 */
-
-static const char b64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static int b64_value(unsigned char ch)
-{
-	const char *p = ch ? strchr(b64_alphabet, ch) : NULL;
-	return p ? (int)(p - b64_alphabet) : -1;
-}
-
-static bool is_newline(char ch)
-{
-	return ch == '\n' || ch == '\r';
-}
-
-/* base64.StdEncoding.Decode, quantum by quantum, so that the offset in a
- * CorruptInputError is Go's. out needs len/4*3+3 bytes. */
-static bool b64_decode(const char *s, size_t len, unsigned char *out, size_t *outlen,
-                       size_t *bad_at)
-{
-	size_t si = 0, n = 0;
-	for (;;) {
-		int dbuf[4] = {0, 0, 0, 0};
-		int dlen = 4;
-		for (int j = 0; j < 4; j++) {
-			if (si == len) {
-				if (j == 0) {
-					*outlen = n;
-					return true;
-				}
-				*bad_at = si - (size_t)j;
-				return false;
-			}
-			char in = s[si++];
-			int val = b64_value((unsigned char)in);
-			if (val >= 0) {
-				dbuf[j] = val;
-				continue;
-			}
-			if (is_newline(in)) {
-				j--;
-				continue;
-			}
-			if (in != '=' || j < 2) {
-				*bad_at = si - 1;
-				return false;
-			}
-			if (j == 2) {
-				while (si < len && is_newline(s[si]))
-					si++;
-				if (si == len) {
-					*bad_at = len;
-					return false;
-				}
-				if (s[si] != '=') {
-					*bad_at = si - 1;
-					return false;
-				}
-				si++;
-			}
-			while (si < len && is_newline(s[si]))
-				si++;
-			if (si < len) {
-				*bad_at = si;
-				return false;
-			}
-			dlen = j;
-			break;
-		}
-		unsigned v = (unsigned)dbuf[0] << 18 | (unsigned)dbuf[1] << 12 |
-		             (unsigned)dbuf[2] << 6 | (unsigned)dbuf[3];
-		for (int k = 0; k < dlen - 1; k++)
-			out[n++] = (unsigned char)(v >> (16 - 8 * k));
-		if (dlen < 4) {
-			*outlen = n;
-			return true;
-		}
-	}
-}
-
-static json_object *b64_encode(const unsigned char *in, size_t len)
-{
-	size_t olen = (len + 2) / 3 * 4, o = 0;
-	char *buf = malloc(olen + 1);
-	if (!buf)
-		return NULL;
-	for (size_t i = 0; i < len; i += 3) {
-		unsigned v = (unsigned)in[i] << 16;
-		if (i + 1 < len)
-			v |= (unsigned)in[i + 1] << 8;
-		if (i + 2 < len)
-			v |= in[i + 2];
-		buf[o++] = b64_alphabet[v >> 18 & 63];
-		buf[o++] = b64_alphabet[v >> 12 & 63];
-		buf[o++] = i + 1 < len ? b64_alphabet[v >> 6 & 63] : '=';
-		buf[o++] = i + 2 < len ? b64_alphabet[v & 63] : '=';
-	}
-	buf[o] = '\0';
-	json_object *s = json_object_new_string_len(buf, (int)o);
-	free(buf);
-	return s;
-}
-
 /* ------------------------------------------------------------- quantity */
 
 static bool qty_suffix_ok(const char *s)
@@ -379,18 +276,24 @@ static json_object *decode_bytes(dctx *c, const mock_schema *st, json_object *in
 		type_error(c, json_kind(in), st, "[]uint8");
 		return NULL;
 	}
-	size_t len = (size_t)json_object_get_string_len(in), n = 0, bad = 0;
-	unsigned char *raw = malloc(len / 4 * 3 + 3);
-	json_object *res = NULL;
-	if (!raw) {
-		c->oom = true;
+	unsigned char *raw = NULL;
+	char *canon = NULL;
+	size_t n = 0;
+	nl_err err = {0};
+	int rc = nl_base64_decode(&raw, &n, json_object_get_string(in),
+	                          (size_t)json_object_get_string_len(in), &err);
+	if (rc == NL_EPARSE) {
+		save_error(c, "%s", err.msg);
 		return NULL;
 	}
-	if (b64_decode(json_object_get_string(in), len, raw, &n, &bad))
-		res = b64_encode(raw, n);
-	else
-		save_error(c, "illegal base64 data at input byte %zu", bad);
+	/* The decoded bytes, written back as Go writes a []byte: canonical. */
+	if (rc == 0)
+		rc = nl_base64_encode(&canon, raw, n);
 	free(raw);
+	json_object *res = rc == 0 ? json_object_new_string(canon) : NULL;
+	free(canon);
+	if (!res)
+		c->oom = true;
 	return res;
 }
 

@@ -8,6 +8,7 @@
 #include "store_internal.h"
 
 #include <inttypes.h>
+#include <nodelet/base64.h>
 #include <nodelet/errors.h>
 #include <nodelet/quote.h>
 #include <pthread.h>
@@ -28,78 +29,6 @@ static const char *key_name(const mock_resource *r, const char *key)
 void mock__store_plan_free(list_plan *p)
 {
 	free(p->start);
-}
-
-static const char b64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/* base64.RawURLEncoding, as the apiserver encodes continue tokens. */
-static int b64_encode(nl_buf *out, const unsigned char *p, size_t n)
-{
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16;
-		size_t left = n - i;
-		if (left > 1)
-			v |= (uint32_t)p[i + 1] << 8;
-		if (left > 2)
-			v |= p[i + 2];
-		char q[4] = {b64url[(v >> 18) & 63], b64url[(v >> 12) & 63], b64url[(v >> 6) & 63],
-		             b64url[v & 63]};
-		rc = nl_buf_add(out, q, left > 2 ? 4 : left + 1);
-	}
-	return rc;
-}
-
-static int b64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '-' || c == '+')
-		return 62;
-	if (c == '_' || c == '/')
-		return 63;
-	return -1;
-}
-
-/* Decode a token; lenient about the alphabet (URL or standard) and
- * trailing padding. *bad gets the offending offset (Go's wording). */
-static int b64_decode(unsigned char **out, size_t *len_out, const char *s, size_t *bad)
-{
-	size_t n = strlen(s);
-	while (n > 0 && s[n - 1] == '=')
-		n--;
-	if (n % 4 == 1) {
-		*bad = n;
-		return NL_EPARSE;
-	}
-	unsigned char *d = malloc(n * 3 / 4 + 2);
-	size_t o = 0;
-	uint32_t acc = 0;
-	int bits = 0;
-	if (!d)
-		return NL_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		int v = b64_value(s[i]);
-		if (v < 0) {
-			free(d);
-			*bad = i;
-			return NL_EPARSE;
-		}
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			d[o++] = (unsigned char)(acc >> bits);
-		}
-	}
-	d[o] = '\0';
-	*out = d;
-	*len_out = o;
-	return 0;
 }
 
 /* path.Clean(key) == key for "/"+start: the apiserver's guard against a
@@ -135,13 +64,14 @@ static nl_status *bad_token(const char *why)
 static int token_object(json_object **out, const char *token, nl_status **st)
 {
 	unsigned char *raw = NULL;
-	size_t rawlen = 0, bad = 0;
-	char why[128];
-	int rc = b64_decode(&raw, &rawlen, token, &bad);
+	size_t rawlen = 0;
+	char why[sizeof(((nl_err *)0)->msg) + 8];
+	nl_err err = {0};
+	int rc = nl_base64url_decode(&raw, &rawlen, token, strlen(token), &err);
 	if (rc == NL_ENOMEM)
 		return mock__store_fail_nomem(st);
 	if (rc != 0) {
-		snprintf(why, sizeof(why), ": illegal base64 data at input byte %zu", bad);
+		snprintf(why, sizeof(why), ": %s", err.msg);
 		return mock__store_fail(st, bad_token(why), NL_EBADREQUEST);
 	}
 	enum json_tokener_error jerr = json_tokener_success;
@@ -239,7 +169,11 @@ static int encode_token(nl_buf *out, int64_t rv, const char *rel_key)
 		goto done;
 	size_t len = 0;
 	const char *js = json_object_to_json_string_length(o, JSON_FLAGS, &len);
-	rc = js ? b64_encode(out, (const unsigned char *)js, len) : NL_ENOMEM;
+	char *text = NULL;
+	rc = js ? nl_base64url_encode(&text, (const unsigned char *)js, len) : NL_ENOMEM;
+	if (rc == 0)
+		rc = nl_buf_adds(out, text);
+	free(text);
 done:
 	free(start);
 	json_object_put(o);

@@ -1,4 +1,5 @@
-/* nl_base64: Go's base64.StdEncoding, which kubeconfig "-data" fields use. */
+/* nl_base64: Go's base64.StdEncoding, which kubeconfig "-data" fields and
+ * []byte fields use, and base64.RawURLEncoding, which continue tokens use. */
 #include "../cu_main.h"
 
 #include <nodelet/base64.h>
@@ -90,12 +91,63 @@ static void test_base64__round_trips_binary(void)
 	}
 }
 
+static void expect_url(const char *plain, size_t n, const char *text)
+{
+	char *enc = NULL;
+	unsigned char *dec = NULL;
+	size_t len = 0;
+	nl_err err = {0};
+	CU_ASSERT_EQUAL_FATAL(nl_base64url_encode(&enc, (const unsigned char *)plain, n), 0);
+	CU_ASSERT_STRING_EQUAL(enc, text);
+	CU_ASSERT_EQUAL_FATAL(nl_base64url_decode(&dec, &len, text, strlen(text), &err), 0);
+	CU_ASSERT_EQUAL(len, n);
+	CU_ASSERT_EQUAL(memcmp(dec, plain, n), 0);
+	CU_ASSERT_EQUAL(dec[len], '\0');
+	free(enc);
+	free(dec);
+}
+
+static void expect_url_bad(const char *in, size_t at)
+{
+	unsigned char *out = (unsigned char *)"untouched";
+	size_t len = 7;
+	nl_err err = {0};
+	char want[64];
+	CU_ASSERT_EQUAL(nl_base64url_decode(&out, &len, in, strlen(in), &err), NL_EPARSE);
+	snprintf(want, sizeof(want), "illegal base64 data at input byte %zu", at);
+	CU_ASSERT_STRING_EQUAL(err.msg, want);
+	CU_ASSERT_STRING_EQUAL((const char *)out, "untouched");
+	CU_ASSERT_EQUAL(len, 7);
+}
+
+/* RawURLEncoding: '-' and '_' for 62 and 63, and no padding either way. */
+static void test_base64__url_alphabet_without_padding(void)
+{
+	expect_url("", 0, "");
+	expect_url("f", 1, "Zg");
+	expect_url("fo", 2, "Zm8");
+	expect_url("foo", 3, "Zm9v");
+	expect_url("\xfb\xff", 2, "-_8");
+	expect_url("{\"v\":1}", 7, "eyJ2IjoxfQ");
+}
+
+static void test_base64__url_refuses_what_go_refuses(void)
+{
+	expect_url_bad("Zg==", 2); /* '=' is not in a raw alphabet */
+	expect_url_bad("Z", 0);    /* one character holds no byte */
+	expect_url_bad("Zm9vY", 4);
+	expect_url_bad("+_8", 0); /* the standard alphabet's 62 */
+	expect_url_bad("-/8", 1); /* and its 63 */
+}
+
 static CU_TestInfo tests[] = {
     {"decodes_padded_input", test_base64__decodes_padded_input},
     {"ignores_line_breaks", test_base64__ignores_line_breaks},
     {"reports_go_offsets", test_base64__reports_go_offsets},
     {"encodes_with_padding", test_base64__encodes_with_padding},
     {"round_trips_binary", test_base64__round_trips_binary},
+    {"url_alphabet_without_padding", test_base64__url_alphabet_without_padding},
+    {"url_refuses_what_go_refuses", test_base64__url_refuses_what_go_refuses},
     CU_TEST_INFO_NULL,
 };
 

@@ -1170,6 +1170,13 @@ static void test_store__list_refuses_bad_continue_tokens(void)
 	assert_bad_token(s, "!!!",
 	                 "invalid continue token: continue key is not valid: illegal "
 	                 "base64 data at input byte 0");
+	/* RawURLEncoding, as the apiserver decodes: no padding, no '+' or '/'. */
+	assert_bad_token(s, "eyJ2IjoxfQ==",
+	                 "invalid continue token: continue key is not valid: illegal "
+	                 "base64 data at input byte 10");
+	assert_bad_token(s, "eyJ2Ijox+Q",
+	                 "invalid continue token: continue key is not valid: illegal "
+	                 "base64 data at input byte 8");
 	assert_bad_token(s, "{\"v\":\"v9\",\"rv\":1,\"start\":\"a\"}",
 	                 "invalid continue token: continue key is not valid: server does not "
 	                 "recognize this encoded version v9");
