@@ -7,22 +7,37 @@
 #include <time.h>
 #include <unistd.h>
 
-static atomic_int verbosity;
+static nl_log_domain default_domain = NL_LOG_DOMAIN_INIT;
 static _Atomic(FILE *) output;
+
+void nl_log_domain_set_verbosity(nl_log_domain *d, int v)
+{
+	atomic_store(&d->verbosity, v);
+}
+
+int nl_log_domain_get_verbosity(nl_log_domain *d)
+{
+	return atomic_load(&d->verbosity);
+}
+
+int nl_log_domain_enabled(nl_log_domain *d, int level)
+{
+	return level <= atomic_load(&d->verbosity);
+}
 
 void nl_log_set_verbosity(int v)
 {
-	atomic_store(&verbosity, v);
+	nl_log_domain_set_verbosity(&default_domain, v);
 }
 
 int nl_log_get_verbosity(void)
 {
-	return atomic_load(&verbosity);
+	return nl_log_domain_get_verbosity(&default_domain);
 }
 
 int nl_log_enabled(int level)
 {
-	return level <= atomic_load(&verbosity);
+	return nl_log_domain_enabled(&default_domain, level);
 }
 
 void nl_log_set_output(FILE *f)

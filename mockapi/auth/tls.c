@@ -165,7 +165,7 @@ static mock_cert_state verify_chain(mock_identity *out, const mock_tls *t, gnutl
 	int rc =
 	    gnutls_x509_trust_list_verify_crt2(t->trust, chain, n, &purpose, 1, 0, &status, NULL);
 	if (rc < 0 || status != 0) {
-		if (mock_log_enabled(2)) {
+		if (MOCK_LOG_ENABLED(2)) {
 			gnutls_datum_t why = {NULL, 0};
 			if (rc >= 0 && gnutls_certificate_verification_status_print(
 			                   status, GNUTLS_CRT_X509, &why, 0) == 0) {

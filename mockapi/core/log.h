@@ -1,20 +1,16 @@
-/* klog-style logging: "I1129 16:06:46.123456   12345 file.c:42] message".
- * Level 0 is always printed; higher levels only when -v is at least that. */
+/* The mock's logging: nodelet/log.h's klog lines, with a verbosity of the
+ * mock's own (--v), so that the mock embedded in nodelet-scenario stays as
+ * quiet as its options say whatever the agent's -v is. */
 #ifndef MOCK_LOG_H
 #define MOCK_LOG_H
 
-void mock_log_set_verbosity(int v);
-int mock_log_enabled(int level);
-/* sev is 'I', 'W' or 'E'. */
-void mock_log_at(char sev, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+#include <nodelet/log.h>
 
-#define MOCK_LOG_V(level, ...)                                             \
-	do {                                                               \
-		if (mock_log_enabled(level))                               \
-			mock_log_at('I', __FILE__, __LINE__, __VA_ARGS__); \
-	} while (0)
-#define MOCK_LOG_ERROR(...) mock_log_at('E', __FILE__, __LINE__, __VA_ARGS__)
-#define MOCK_LOG_WARN(...) mock_log_at('W', __FILE__, __LINE__, __VA_ARGS__)
+extern nl_log_domain mock_log_domain;
+
+#define MOCK_LOG_V(level, ...) NL_LOG_DV(&mock_log_domain, level, __VA_ARGS__)
+#define MOCK_LOG_ENABLED(level) nl_log_domain_enabled(&mock_log_domain, level)
+#define MOCK_LOG_ERROR(...) NL_LOG_ERROR(__VA_ARGS__)
+#define MOCK_LOG_WARN(...) NL_LOG_WARN(__VA_ARGS__)
 
 #endif

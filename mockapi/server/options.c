@@ -517,7 +517,7 @@ int mock_main(int argc, char **argv)
 	int rc = parse_flags(argc, argv, &o, fixtures);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	mock_log_set_verbosity(o.verbosity);
+	nl_log_domain_set_verbosity(&mock_log_domain, o.verbosity);
 
 	/* Block the stop signals before MHD starts its threads, so only
 	 * sigwait below receives them. */

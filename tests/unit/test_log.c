@@ -68,9 +68,41 @@ static void test_log__verbosity_accessors(void)
 	nl_log_set_verbosity(0);
 }
 
+/* A second domain, as the embedded mock has: its -v and the agent's are
+ * apart, while both print through the same output in the same format. */
+static nl_log_domain other = NL_LOG_DOMAIN_INIT;
+
+static void two_domains(void)
+{
+	nl_log_set_verbosity(4);
+	nl_log_domain_set_verbosity(&other, 1);
+	NL_LOG_DV(&other, 2, "other hidden");
+	NL_LOG_DV(&other, 1, "other shown");
+	NL_LOG_V(4, "default shown");
+	nl_log_set_verbosity(0);
+	NL_LOG_DV(&other, 1, "other still shown");
+	nl_log_domain_set_verbosity(&other, 0);
+}
+
+static void test_log__domains_keep_their_own_verbosity(void)
+{
+	char buf[4096];
+	capture(buf, sizeof(buf), two_domains);
+	CU_ASSERT_PTR_NULL(strstr(buf, "other hidden"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "test_log.c:"));
+	const char *a = strstr(buf, "] other shown\n");
+	const char *b = strstr(buf, "] default shown\n");
+	const char *c = strstr(buf, "] other still shown\n");
+	CU_ASSERT_TRUE(a && b && c && a < b && b < c);
+	CU_ASSERT_EQUAL(nl_log_domain_get_verbosity(&other), 0);
+	CU_ASSERT_FALSE(nl_log_domain_enabled(&other, 1));
+	CU_ASSERT_TRUE(nl_log_domain_enabled(&other, 0));
+}
+
 static CU_TestInfo log_tests[] = {
     {"klog_line_format_and_verbosity", test_log__klog_line_format_and_verbosity},
     {"verbosity_accessors", test_log__verbosity_accessors},
+    {"domains_keep_their_own_verbosity", test_log__domains_keep_their_own_verbosity},
     CU_TEST_INFO_NULL,
 };
 
