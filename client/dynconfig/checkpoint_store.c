@@ -340,7 +340,7 @@ static int write_source(nl_checkpoint_store *s, const char *name, const nl_confi
 	if (rc == 0 && !(path = meta_path(s, name)))
 		rc = nl_err_set(err, NL_ENOMEM, "out of memory");
 	if (rc == 0)
-		rc = nl__fs_replace_file(&s->fs, path, data ? data : "", len, err);
+		rc = nl_fs_replace_file(&s->fs, path, data ? data : "", len, 0644, err);
 	free(data);
 	free(path);
 	return rc;
@@ -360,7 +360,7 @@ static int write_assigned_time(nl_checkpoint_store *s, const nl_config_source *s
 		if (json_object_object_add(doc, "time", json_object_new_string(ts)) == 0) {
 			size_t len;
 			const char *text = nl_json_compact(doc, &len);
-			rc = text ? nl__fs_replace_file(&s->fs, path, text, len, err) : rc;
+			rc = text ? nl_fs_replace_file(&s->fs, path, text, len, 0644, err) : rc;
 		}
 	}
 	json_object_put(js);

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "core/atomic_file.h"
+#include <nodelet/fs.h>
 
 #define MAX_GROUPS 64
 
@@ -280,7 +280,7 @@ static int write_one(const char *dir, const char *name, const char *text, nl_err
 	char path[4096];
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return nl_err_set(err, NL_EINVAL, "--generate-certs: path too long");
-	return mock_atomic_write(path, text, strlen(text), 0600, err);
+	return nl_fs_replace_file(NULL, path, text, strlen(text), 0600, err);
 }
 
 int mock_certs_write_dir(const char *dir, const mock_cert_set *s, nl_err *err)

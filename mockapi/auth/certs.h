@@ -59,7 +59,7 @@ int mock_certs_generate(mock_cert_set *out, const char *user, const char *groups
 void mock_cert_set_clear(mock_cert_set *s);
 
 /* Write the six files into dir (created 0700 if missing), each mode 0600
- * and crash-safe (atomic_file.h). NL_EIO with the path and errno text. */
+ * and crash-safe (nodelet/fs.h). NL_EIO with the path and errno text. */
 int mock_certs_write_dir(const char *dir, const mock_cert_set *s, nl_err *err);
 
 #endif

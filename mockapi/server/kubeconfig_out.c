@@ -4,11 +4,11 @@
 
 #include <nodelet/base64.h>
 #include <nodelet/buf.h>
+#include <nodelet/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/atomic_file.h"
 
 #define MAX_KUBECONFIG (4u * 1024u * 1024u)
 
@@ -93,7 +93,7 @@ int mock_kubeconfig_write_creds(const char *path, const char *url,
 	if (rc != 0)
 		rc = nl_err_set(err, rc, "cannot build the kubeconfig");
 	else
-		rc = mock_atomic_write(path, b.data, b.len, 0600, err);
+		rc = nl_fs_replace_file(NULL, path, b.data, b.len, 0600, err);
 	if (b.data)
 		memset(b.data, 0, b.len); /* it may hold a private key */
 	nl_buf_free(&b);

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/atomic_file.h"
+#include <nodelet/fs.h>
 #include "core/log.h"
 #include "persist_format.h"
 
@@ -318,7 +318,7 @@ static int write_snapshot(mock_persist *p, snap_ctx *c, nl_err *err)
 		unlink(p->snap_tmp);
 		return nl_err_set(err, rc, "%s: %s", p->snap_tmp, strerror(saved));
 	}
-	if (mock_sync_dir_of(p->snap_path) != 0)
+	if (nl_fs_sync_dir_of(NULL, p->snap_path) != 0)
 		return nl_err_set(err, NL_EIO, "%s: syncing its directory: %s", p->snap_path,
 		                  strerror(errno));
 	pthread_mutex_lock(&p->mu);
@@ -336,14 +336,14 @@ static int restart_log(mock_persist *p, uint64_t off, nl_err *err)
 	int fd = open(p->log_tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return nl_err_set(err, NL_EIO, "%s: %s", p->log_tmp, strerror(errno));
-	int rc = mock_write_all(fd, MOCK_STATE_LOG_MAGIC, MOCK_STATE_MAGIC_LEN);
+	int rc = nl_fs_write_all(NULL, fd, MOCK_STATE_LOG_MAGIC, MOCK_STATE_MAGIC_LEN);
 	uint64_t size = MOCK_STATE_MAGIC_LEN;
 	char buf[65536];
 	while (rc == 0 && p->log_fd >= 0 && off < p->log_size) {
 		size_t want =
 		    p->log_size - off < sizeof(buf) ? (size_t)(p->log_size - off) : sizeof(buf);
 		ssize_t n = pread(p->log_fd, buf, want, (off_t)off);
-		if (n <= 0 || mock_write_all(fd, buf, (size_t)n) != 0) {
+		if (n <= 0 || nl_fs_write_all(NULL, fd, buf, (size_t)n) != 0) {
 			rc = -1;
 			break;
 		}
@@ -355,7 +355,7 @@ static int restart_log(mock_persist *p, uint64_t off, nl_err *err)
 	if (rc == 0)
 		rc = rename(p->log_tmp, p->log_path);
 	if (rc == 0)
-		rc = mock_sync_dir_of(p->log_path);
+		rc = nl_fs_sync_dir_of(NULL, p->log_path);
 	if (rc != 0) {
 		int saved = errno;
 		close(fd);

@@ -16,7 +16,6 @@
 #include "../cu_main.h"
 #include "auth/certs.h"
 #include "auth/tls.h"
-#include "core/atomic_file.h"
 #include "server/kubeconfig_out.h"
 
 static mock_cert_set set;
@@ -233,23 +232,6 @@ static void test_certs__write_dir_is_private(void)
 	rmdir(tmpdir);
 }
 
-static void test_certs__atomic_write_mode_and_errors(void)
-{
-	strcpy(tmpdir, "/tmp/nodelet-certs-XXXXXX");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(tmpdir));
-	char path[128];
-	snprintf(path, sizeof(path), "%s/file", tmpdir);
-	nl_err err = {0};
-	CU_ASSERT_EQUAL(mock_atomic_write(path, "one", 3, 0644, &err), 0);
-	CU_ASSERT_EQUAL(mode_of(tmpdir, "file"), 0644);
-	CU_ASSERT_EQUAL(mock_atomic_write(path, "two", 3, 0600, &err), 0);
-	CU_ASSERT_EQUAL(mode_of(tmpdir, "file"), 0600);
-	CU_ASSERT_STRING_EQUAL(slurp(path), "two");
-	CU_ASSERT_EQUAL(mock_atomic_write("/nonexistent/dir/file", "x", 1, 0600, &err), NL_EIO);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/dir/file"));
-	rm_dir(tmpdir);
-}
-
 /* --kubeconfig-out embeds base64 PEM, or a quoted token. */
 static void test_certs__kubeconfig_embeds_credentials(void)
 {
@@ -302,7 +284,6 @@ static CU_TestInfo tests[] = {
     {"certificate_without_common_name", test_certs__certificate_without_common_name},
     {"tls_setup_errors", test_certs__tls_setup_errors},
     {"write_dir_is_private", test_certs__write_dir_is_private},
-    {"atomic_write_mode_and_errors", test_certs__atomic_write_mode_and_errors},
     {"kubeconfig_embeds_credentials", test_certs__kubeconfig_embeds_credentials},
     CU_TEST_INFO_NULL,
 };

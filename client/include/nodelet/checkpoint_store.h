@@ -32,27 +32,16 @@
 #include "clock.h"
 #include "config_source.h"
 #include "errors.h"
+#include "fs.h"
 
 /* Longest file name the store writes (upstream's key limit). */
 #define NL_CHECKPOINT_NAME_MAX 255
 /* Largest config file Load reads. */
 #define NL_CHECKPOINT_MAX_FILE (1024u * 1024u)
 
-/* The system calls the store makes, so tests can fail any one of them
- * (crash-consistency tests); NULL members mean the real call. Not for
- * production use: pass NULL to nl_checkpoint_store_new. Each returns what
- * the system call returns and sets errno. */
-typedef struct {
-	int (*open)(const char *path, int flags, mode_t mode, void *payload);
-	ssize_t (*write)(int fd, const void *buf, size_t len, void *payload);
-	int (*fsync)(int fd, void *payload);
-	int (*close)(int fd, void *payload);
-	int (*rename)(const char *from, const char *to, void *payload);
-	int (*mkdir)(const char *path, mode_t mode, void *payload);
-	int (*unlink)(const char *path, void *payload);
-	int (*rmdir)(const char *path, void *payload);
-	void *payload;
-} nl_fs_ops;
+/* The store's system calls go through an nl_fs_ops table (fs.h), so that
+ * tests can fail any one of them (crash-consistency tests). Production code
+ * passes NULL to nl_checkpoint_store_new. */
 
 /* One file of a checkpoint: a ConfigMap data key and its value. */
 typedef struct {
