@@ -40,12 +40,12 @@ static int load_file(struct kc_config *m, const char *file, int *missing, nl_err
 	}
 	int rc = nl_file_read(&buf, &len, file, NL_DOC_MAX_FILE, &e);
 	if (rc == 0) {
-		rc = kc_decode(&one, buf, len, file, &e);
+		rc = nl__kc_decode(&one, buf, len, file, &e);
 		nl__free_secret(buf, len);
 	}
 	if (rc)
 		return nl_err_set(err, rc, "error loading config file \"%s\": %s", file, e.msg);
-	if (kc_merge(m, &one))
+	if (nl__kc_merge(m, &one))
 		return nomem(err);
 	return 0;
 }
@@ -441,7 +441,7 @@ int nl__kubeconfig_load(nl_rest_config **out, const char *path, const char *cont
 	if (!rc)
 		rc = build(out, ctx, c, u, err);
 done:
-	kc_config_free(&m);
+	nl__kc_config_free(&m);
 	return rc;
 }
 

@@ -58,17 +58,17 @@ struct kc_config {
 };
 
 /* Decode one kubeconfig text (YAML or JSON) named `origin` into *out (caller
- * frees with kc_config_free; empty input is an empty config). Types are
+ * frees with nl__kc_config_free; empty input is an empty config). Types are
  * checked throughout, as Go's decoder does for the whole file; unknown fields
  * are ignored. NL_EPARSE / NL_ENOMEM with the detail (without the file
  * prefix) in err. */
-int kc_decode(struct kc_config *out, const char *buf, size_t len, const char *origin, nl_err *err);
+int nl__kc_decode(struct kc_config *out, const char *buf, size_t len, const char *origin, nl_err *err);
 
 /* Move the entries of src whose names dst lacks into dst (the first file to
  * define a name wins, whole), and its current-context when dst has none;
  * what remains in src is freed. NL_ENOMEM only. */
-int kc_merge(struct kc_config *dst, struct kc_config *src);
+int nl__kc_merge(struct kc_config *dst, struct kc_config *src);
 
-void kc_config_free(struct kc_config *c);
+void nl__kc_config_free(struct kc_config *c);
 
 #endif

@@ -412,7 +412,7 @@ static int decode_list(struct kc_config *c, size_t ki, json_object *root, const 
 	*arr = items;
 	for (size_t i = 0; i < len; i++) {
 		char *entry = items + i * k->size;
-		/* counted first so kc_config_free releases a half-decoded entry */
+		/* counted first so nl__kc_config_free releases a half-decoded entry */
 		(*n)++;
 		int rc = decode_entry(k, entry, json_object_array_get_idx(v, i), i, origin, err);
 		if (rc)
@@ -455,7 +455,7 @@ static int merge_list(struct kc_config *dst, struct kc_config *src, size_t ki)
 	return 0;
 }
 
-int kc_merge(struct kc_config *dst, struct kc_config *src)
+int nl__kc_merge(struct kc_config *dst, struct kc_config *src)
 {
 	int rc = 0;
 	for (size_t ki = 0; !rc && ki < NFIELDS(kinds); ki++)
@@ -464,11 +464,11 @@ int kc_merge(struct kc_config *dst, struct kc_config *src)
 		dst->current_context = src->current_context;
 		src->current_context = NULL;
 	}
-	kc_config_free(src);
+	nl__kc_config_free(src);
 	return rc;
 }
 
-void kc_config_free(struct kc_config *c)
+void nl__kc_config_free(struct kc_config *c)
 {
 	for (size_t ki = 0; ki < NFIELDS(kinds); ki++) {
 		void **arr;
@@ -526,7 +526,7 @@ static int is_empty_yaml(const char *buf, size_t len)
 	return empty;
 }
 
-int kc_decode(struct kc_config *out, const char *buf, size_t len, const char *origin, nl_err *err)
+int nl__kc_decode(struct kc_config *out, const char *buf, size_t len, const char *origin, nl_err *err)
 {
 	json_object *root = NULL;
 	struct kc_config c = {0};
@@ -545,7 +545,7 @@ int kc_decode(struct kc_config *out, const char *buf, size_t len, const char *or
 	rc = decode_root(&c, root, origin, err);
 	json_object_put(root);
 	if (rc) {
-		kc_config_free(&c);
+		nl__kc_config_free(&c);
 		return rc;
 	}
 	*out = c;

@@ -1,5 +1,6 @@
-/* nl_rest_config's lifetime, the per-request bearer token and the default
- * loading order, plus the small helpers the config loaders share. */
+/* nl_rest_config's lifetime and the per-request bearer token, plus the
+ * small helpers the config loaders share. The default loading order, which
+ * calls the loaders, is load.c's. */
 #include "internal.h"
 
 #include <nodelet/doc.h>
@@ -161,19 +162,6 @@ int nl_rest_config_token(char **out, nl_rest_config *c, int64_t now_usec, nl_err
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	*out = copy;
 	return 0;
-}
-
-int nl_rest_config_load(nl_rest_config **out, const char *path, const char *context, nl_err *err)
-{
-	int no_config = 0;
-	int rc = nl__kubeconfig_load(out, path, context, &no_config, err);
-	if (rc == 0 || !no_config || path || context)
-		return rc;
-	const char *host = getenv("KUBERNETES_SERVICE_HOST");
-	const char *port = getenv("KUBERNETES_SERVICE_PORT");
-	if (!host || !*host || !port || !*port)
-		return rc;
-	return nl_incluster_load(out, NULL, err);
 }
 
 /* ---- aggregate errors ------------------------------------------------------ */

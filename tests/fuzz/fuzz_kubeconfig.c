@@ -1,4 +1,4 @@
-/* Kubeconfig parsing (client/config): the decoder of one file (kc_decode,
+/* Kubeconfig parsing (client/config): the decoder of one file (nl__kc_decode,
  * client/config/kubeconfig.h), kubectl's merge of two files, and the whole
  * nl_kubeconfig_load on the input written to a file in a private temporary
  * directory (so relative paths in it resolve to files that do not exist).
@@ -37,21 +37,21 @@ static void fuzz_decode(const char *data, size_t size)
 {
 	struct kc_config a = {0}, b = {0};
 	nl_err err = {0};
-	int rc = kc_decode(&a, data, size, "fuzz", &err);
+	int rc = nl__kc_decode(&a, data, size, "fuzz", &err);
 	if (rc != 0) {
 		FUZZ_CHECK(rc == NL_EPARSE || rc == NL_ENOMEM || rc == NL_ETOOBIG);
 		FUZZ_CHECK(err.msg[0] != '\0');
-		kc_config_free(&a);
+		nl__kc_config_free(&a);
 		return;
 	}
-	FUZZ_CHECK(kc_decode(&b, data, size, "fuzz-again", &err) == 0);
+	FUZZ_CHECK(nl__kc_decode(&b, data, size, "fuzz-again", &err) == 0);
 	size_t nc = a.nclusters, nu = a.nusers, nx = a.ncontexts;
-	FUZZ_CHECK(kc_merge(&a, &b) == 0);
+	FUZZ_CHECK(nl__kc_merge(&a, &b) == 0);
 	FUZZ_CHECK(a.nclusters == nc && a.nusers == nu && a.ncontexts == nx);
 	for (size_t i = 0; i < a.nclusters; i++)
 		FUZZ_CHECK(a.clusters[i].origin && strcmp(a.clusters[i].origin, "fuzz") == 0);
-	kc_config_free(&a);
-	kc_config_free(&b);
+	nl__kc_config_free(&a);
+	nl__kc_config_free(&b);
 }
 
 /* Device and process files could make a tokenFile read block (a FIFO, a
