@@ -1,5 +1,5 @@
 /* nodelet: a kubelet-style node agent without pods (docs/agent.md). */
-#include <nodelet/agent.h>
+#include "tool/tool.h"
 
 int main(int argc, char **argv)
 {

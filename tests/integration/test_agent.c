@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../client/agent/cli_internal.h"
+#include "../../client/tool/cli_internal.h"
 #include "../cu_main.h"
 #include "client_util.h"
 #include "config.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../client/agent/cli_internal.h"
+#include "../../client/tool/cli_internal.h"
 #include "../cu_main.h"
 
 /* Parse argv (NULL-terminated) with stdout and stderr silenced. */

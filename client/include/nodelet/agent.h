@@ -161,8 +161,4 @@ int64_t nl_agent_last_status_report(const nl_agent *a);
  * scenario runner. New reference (caller frees). NL_ENOMEM. */
 int nl_agent_initial_node(json_object **out, nl_agent *a);
 
-/* The `nodelet` program: flags (--help lists them), run until SIGINT or
- * SIGTERM. Returns the exit status: 0, 1 on failure, 2 on a usage error. */
-int nl_agent_main(int argc, char **argv);
-
 #endif

@@ -1,7 +1,7 @@
 /* The `nodelet` program's pieces (cli.c, agent_dynconfig.c), exposed to the
  * tests of its flag handling. Not installed. */
-#ifndef NL_AGENT_CLI_INTERNAL_H
-#define NL_AGENT_CLI_INTERNAL_H
+#ifndef NL_TOOL_CLI_INTERNAL_H
+#define NL_TOOL_CLI_INTERNAL_H
 
 #include <nodelet/agent.h>
 #include <nodelet/config_controller.h>

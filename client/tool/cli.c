@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent_internal.h"
-#include "agent_metrics.h"
+#include "../agent/agent_metrics.h"
 #include "cli_internal.h"
+#include "tool.h"
 #include "config.h"
 
 static void usage(FILE *f)
@@ -266,7 +266,7 @@ static void *forward_signals(void *payload)
 static int run_once(nl_agent *a)
 {
 	int rc = 0;
-	if (a->config->register_node && (rc = nl_agent_register_node(a)) != 0)
+	if (nl_agent_config(a)->register_node && (rc = nl_agent_register_node(a)) != 0)
 		return rc;
 	if ((rc = nl_agent_sync_lease(a)) != 0)
 		return rc;

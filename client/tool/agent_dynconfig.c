@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent_internal.h"
 #include "cli_internal.h"
 
 struct nl__dynconfig {
@@ -46,7 +45,7 @@ static int ops_get_node(json_object **out, nl_status **status, const char *name,
 {
 	nl__dynconfig *d = payload;
 	nl_result res = NL_RESULT_INIT;
-	return hand_over(status, &res, nl_node_get(out, d->agent->client, name, &res));
+	return hand_over(status, &res, nl_node_get(out, nl_agent_client(d->agent), name, &res));
 }
 
 static int ops_get_configmap(json_object **out, nl_status **status, const char *ns,
@@ -54,7 +53,7 @@ static int ops_get_configmap(json_object **out, nl_status **status, const char *
 {
 	nl__dynconfig *d = payload;
 	nl_result res = NL_RESULT_INIT;
-	return hand_over(status, &res, nl_configmap_get(out, d->agent->client, ns, name, &res));
+	return hand_over(status, &res, nl_configmap_get(out, nl_agent_client(d->agent), ns, name, &res));
 }
 
 static int ops_patch_node_status(json_object **out, nl_status **status, const char *name,
@@ -63,7 +62,7 @@ static int ops_patch_node_status(json_object **out, nl_status **status, const ch
 	nl__dynconfig *d = payload;
 	nl_result res = NL_RESULT_INIT;
 	return hand_over(status, &res,
-	                 nl_node_patch_status(out, d->agent->client, name, NL_PATCH_STRATEGIC,
+	                 nl_node_patch_status(out, nl_agent_client(d->agent), name, NL_PATCH_STRATEGIC,
 	                                      patch, len, &res));
 }
 
@@ -73,7 +72,7 @@ static int ops_create_event(json_object **out, nl_status **status, const char *n
 	nl__dynconfig *d = payload;
 	nl_result res = NL_RESULT_INIT;
 	(void)ns; /* the Event's metadata.namespace says it */
-	return hand_over(status, &res, nl_event_create(out, d->agent->client, event, &res));
+	return hand_over(status, &res, nl_event_create(out, nl_agent_client(d->agent), event, &res));
 }
 
 /* --- informers ---------------------------------------------------------------------------- */
@@ -133,7 +132,7 @@ static int start_informer(nl_informer **out, nl__dynconfig *d, const char *path,
 	o.handlers = h;
 	o.on_error = informer_error;
 	o.payload = d;
-	return nl_informer_start(out, d->agent->client, &o);
+	return nl_informer_start(out, nl_agent_client(d->agent), &o);
 }
 
 static int same(const char *a, const char *b)
@@ -247,9 +246,9 @@ int nl__dynconfig_start(nl__dynconfig **out, nl_agent *a, const char *dir,
 		NL_LOG_ERROR("invalid --dynamic-config-dir \"%s\": %s", dir, nl_strerror(rc));
 		goto fail;
 	}
-	o.clock = a->clock;
+	o.clock = nl_agent_clock(a);
 	o.ops = &ops;
-	o.node_name = a->node_name;
+	o.node_name = nl_agent_node_name(a);
 	o.dynamic_config_dir = abs;
 	o.transform = transform;
 	o.transform_payload = d;
@@ -261,7 +260,7 @@ int nl__dynconfig_start(nl__dynconfig **out, nl_agent *a, const char *dir,
 	}
 	if ((rc = bootstrap(d)) != 0 ||
 	    (rc = nl_api_path(path, sizeof(path), &NL_RESOURCE_NODES, NULL, NULL, NULL)) != 0 ||
-	    (rc = start_informer(&d->node_informer, d, path, a->node_name, node_handlers)) != 0 ||
+	    (rc = start_informer(&d->node_informer, d, path, nl_agent_node_name(a), node_handlers)) != 0 ||
 	    (rc = retarget_configmap(d)) != 0)
 		goto fail;
 	*out = d;
