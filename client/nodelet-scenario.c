@@ -4,5 +4,5 @@
 
 int main(int argc, char **argv)
 {
-	return nl_scenario_main(argc, argv);
+	return nl_scn_main(argc, argv);
 }

@@ -62,7 +62,8 @@ struct kc_config {
  * checked throughout, as Go's decoder does for the whole file; unknown fields
  * are ignored. NL_EPARSE / NL_ENOMEM with the detail (without the file
  * prefix) in err. */
-int nl__kc_decode(struct kc_config *out, const char *buf, size_t len, const char *origin, nl_err *err);
+int nl__kc_decode(struct kc_config *out, const char *buf, size_t len, const char *origin,
+                  nl_err *err);
 
 /* Move the entries of src whose names dst lacks into dst (the first file to
  * define a name wins, whole), and its current-context when dst has none;

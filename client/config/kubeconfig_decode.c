@@ -526,7 +526,8 @@ static int is_empty_yaml(const char *buf, size_t len)
 	return empty;
 }
 
-int nl__kc_decode(struct kc_config *out, const char *buf, size_t len, const char *origin, nl_err *err)
+int nl__kc_decode(struct kc_config *out, const char *buf, size_t len, const char *origin,
+                  nl_err *err)
 {
 	json_object *root = NULL;
 	struct kc_config c = {0};

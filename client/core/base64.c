@@ -10,8 +10,8 @@ typedef struct {
 	bool padded;
 } encoding;
 
-static const encoding std_enc = {
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", true};
+static const encoding std_enc = {"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+                                 true};
 static const encoding raw_url_enc = {
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", false};
 
@@ -23,7 +23,9 @@ static int b64_value(const encoding *e, unsigned char ch)
 		return ch - 'a' + 26;
 	if (ch >= '0' && ch <= '9')
 		return ch - '0' + 52;
-	return ch == (unsigned char)e->alphabet[62] ? 62 : ch == (unsigned char)e->alphabet[63] ? 63 : -1;
+	return ch == (unsigned char)e->alphabet[62]   ? 62
+	       : ch == (unsigned char)e->alphabet[63] ? 63
+	                                              : -1;
 }
 
 static int is_newline(char ch)
@@ -105,8 +107,8 @@ static int decode_quantum(const encoding *e, const char *s, size_t len, size_t *
 	return 4;
 }
 
-static int decode(const encoding *e, unsigned char *out, size_t *outlen, const char *s,
-                  size_t len, size_t *bad_at)
+static int decode(const encoding *e, unsigned char *out, size_t *outlen, const char *s, size_t len,
+                  size_t *bad_at)
 {
 	size_t si = 0, n = 0;
 	for (;;) {

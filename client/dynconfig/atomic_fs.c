@@ -77,7 +77,8 @@ static int make_temp_dir(char **tmp_out, const nl_fs_ops *fs, const char *path, 
 		free(tmp);
 		if (saved != EEXIST) {
 			errno = saved;
-			return nl__fs_io_error(err, "cannot create temporary directory next to", path);
+			return nl__fs_io_error(err, "cannot create temporary directory next to",
+			                       path);
 		}
 	}
 	return nl_err_set(err, NL_EIO, "cannot create a temporary directory for %s", path);
@@ -105,8 +106,9 @@ static int write_files(size_t *nwritten, const nl_fs_ops *fs, const char *tmp,
 		if (asprintf(&p, "%s/%s", tmp, files[i].name) < 0)
 			return nl_err_set(err, NL_ENOMEM, "out of memory");
 		int fd = fs->open(p, O_WRONLY | O_CREAT | O_EXCL, 0644, fs->payload);
-		int rc = fd < 0 ? nl__fs_io_error(err, "cannot create", p)
-		                : nl__fs_write_new_file(fs, fd, p, files[i].data, files[i].len, err);
+		int rc = fd < 0
+		             ? nl__fs_io_error(err, "cannot create", p)
+		             : nl__fs_write_new_file(fs, fd, p, files[i].data, files[i].len, err);
 		free(p);
 		if (rc != 0)
 			return rc;

@@ -259,7 +259,7 @@ int nl_scn_agent_restart(nl_scn_agent *a, nl_err *err)
 	return was_running ? nl_scn_agent_start(a) : 0;
 }
 
-int nl_scn_agent_sync(nl_scn_agent *a, nl_sync_kind k)
+int nl_scn_agent_sync(nl_scn_agent *a, nl_scn_sync_kind k)
 {
 	int rc;
 	switch (k) {

@@ -24,7 +24,7 @@ int nl_scn_agent_config(nl_nodelet_config **out, json_object *agent, nl_err *err
 typedef struct nl_scn_agent nl_scn_agent;
 
 typedef struct {
-	const nl_scenario *sc;
+	const nl_scn_scenario *sc;
 	const nl_rest_config *cfg; /* the API server (borrowed) */
 	nl_clock *clock;           /* the scenario's clock (borrowed) */
 	/* An existing, absolute directory, or NULL without dynamicConfig. */
@@ -44,7 +44,7 @@ void nl_scn_agent_stop(nl_scn_agent *a);
 int nl_scn_agent_restart(nl_scn_agent *a, nl_err *err);
 /* One sync: 0 or the controller's code. `config` is syncConfigSource, the
  * trial check and the status sync, in that order. */
-int nl_scn_agent_sync(nl_scn_agent *a, nl_sync_kind k);
+int nl_scn_agent_sync(nl_scn_agent *a, nl_scn_sync_kind k);
 
 /* What informers would deliver: read the Node and the ConfigMap the config
  * controller watches through reader (not the agent's client: the journal

@@ -43,7 +43,7 @@ static const char usage[] =
     "Exit status: 0 when no scenario failed, 1 otherwise, 2 on a usage error.\n";
 
 typedef struct {
-	nl_suite_options so;
+	nl_scn_suite_options so;
 	char **filters;
 	size_t nfilters;
 	const char *junit;
@@ -170,15 +170,15 @@ static int parse_args(options *o, int argc, char **argv)
 	return 0;
 }
 
-static void print_item(const nl_suite_item *it, size_t index, void *payload)
+static void print_item(const nl_scn_suite_item *it, size_t index, void *payload)
 {
-	nl_report_tap_item(stdout, it, index + 1, payload);
+	nl_scn_report_tap_item(stdout, it, index + 1, payload);
 }
 
-static int list_suite(const nl_suite *s)
+static int list_suite(const nl_scn_suite *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		const nl_suite_item *it = &s->items[i];
+		const nl_scn_suite_item *it = &s->items[i];
 		if (!it->sc) {
 			printf("%s\tPARSE ERROR\n", it->file);
 			continue;
@@ -190,7 +190,7 @@ static int list_suite(const nl_suite *s)
 		int first = 1;
 		for (unsigned bit = 1; bit <= NL_REQ_ALL; bit <<= 1)
 			if (it->sc->requires & bit) {
-				printf("%s%s", first ? "" : ",", nl_req_name(bit));
+				printf("%s%s", first ? "" : ",", nl_scn_req_name(bit));
 				first = 0;
 			}
 		printf("\n");
@@ -198,7 +198,7 @@ static int list_suite(const nl_suite *s)
 	return 0;
 }
 
-static int check_suite(const nl_suite *s)
+static int check_suite(const nl_scn_suite *s)
 {
 	int bad = 0;
 	for (size_t i = 0; i < s->n; i++)
@@ -211,12 +211,12 @@ static int check_suite(const nl_suite *s)
 	return bad;
 }
 
-int nl_scenario_main(int argc, char **argv)
+int nl_scn_main(int argc, char **argv)
 {
 	options o;
-	nl_suite s;
+	nl_scn_suite s;
 	nl_err err = {0};
-	nl_report_counts counts = {0};
+	nl_scn_report_counts counts = {0};
 	memset(&o, 0, sizeof(o));
 	o.so.jobs = 1;
 	o.so.run.target.kind = NL_TARGET_EMBEDDED;
@@ -230,24 +230,24 @@ int nl_scenario_main(int argc, char **argv)
 	if (!o.fixtures_dir)
 		o.fixtures_dir =
 		    getenv("NL_FIXTURES_DIR") ? getenv("NL_FIXTURES_DIR") : NL_FIXTURES_DIR;
-	if (nl_suite_load(&s, o.paths, o.npaths, o.fixtures_dir, &err) != 0) {
+	if (nl_scn_suite_load(&s, o.paths, o.npaths, o.fixtures_dir, &err) != 0) {
 		fprintf(stderr, "nodelet-scenario: %s\n", err.msg);
 		free(o.filters);
 		return 2;
 	}
-	nl_suite_filter(&s, o.filters, o.nfilters);
+	nl_scn_suite_filter(&s, o.filters, o.nfilters);
 	if (o.list || o.check) {
 		rc = o.list ? list_suite(&s) : check_suite(&s);
 	} else {
-		nl_report_tap_plan(stdout, s.n);
-		if (nl_suite_run(&s, &o.so, print_item, &counts) != 0)
+		nl_scn_report_tap_plan(stdout, s.n);
+		if (nl_scn_suite_run(&s, &o.so, print_item, &counts) != 0)
 			fprintf(stderr, "nodelet-scenario: cannot run the scenarios\n");
-		nl_report_summary(stdout, &counts);
-		if (o.junit && nl_report_junit(o.junit, &s, &err) != 0)
+		nl_scn_report_summary(stdout, &counts);
+		if (o.junit && nl_scn_report_junit(o.junit, &s, &err) != 0)
 			fprintf(stderr, "nodelet-scenario: %s\n", err.msg);
 		rc = counts.failed > 0 || counts.passed + counts.skipped != s.n;
 	}
-	nl_suite_free(&s);
+	nl_scn_suite_free(&s);
 	free(o.filters);
 	return rc;
 }

@@ -4,6 +4,6 @@
 
 /* Parse flags, run the scenarios, print TAP on stdout. Returns the exit
  * status: 0 when none failed, 1 when one did, 2 on a usage error. */
-int nl_scenario_main(int argc, char **argv);
+int nl_scn_main(int argc, char **argv);
 
 #endif

@@ -108,7 +108,7 @@ static void render(lines *l, json_object *v, int indent)
 	}
 }
 
-int nl_render(nl_buf *out, json_object *v, int indent)
+int nl_scn_render(nl_buf *out, json_object *v, int indent)
 {
 	lines l = {0};
 	int rc = 0;
@@ -144,7 +144,7 @@ static int is_operator(json_object *v)
 /* actual cut down to expected's keys; what matches is expected itself. */
 static json_object *project(json_object *expected, json_object *actual)
 {
-	if (nl_match_ok(expected, actual, 1))
+	if (nl_scn_match_ok(expected, actual, 1))
 		return copy(expected);
 	if (is_operator(expected))
 		return copy(actual);
@@ -218,7 +218,7 @@ static int align(nl_buf *out, const lines *a, const lines *b)
 	return rc;
 }
 
-int nl_diff(nl_buf *out, json_object *expected, json_object *actual, int present)
+int nl_scn_diff(nl_buf *out, json_object *expected, json_object *actual, int present)
 {
 	lines a = {0}, b = {0};
 	json_object *p = NULL;

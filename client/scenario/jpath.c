@@ -9,7 +9,7 @@
 typedef struct {
 	const char *expr;
 	size_t pos;
-	nl_jpath *p;
+	nl_scn_jpath *p;
 	nl_err *err;
 } parser;
 
@@ -19,9 +19,9 @@ static int expected(parser *ps, const char *what)
 	                  what, ps->pos + 1);
 }
 
-static int add_seg(parser *ps, nl_jpath_seg seg)
+static int add_seg(parser *ps, nl_scn_jpath_seg seg)
 {
-	nl_jpath_seg *n = realloc(ps->p->segs, (ps->p->n + 1) * sizeof(*n));
+	nl_scn_jpath_seg *n = realloc(ps->p->segs, (ps->p->n + 1) * sizeof(*n));
 	if (!n) {
 		free(seg.key);
 		free(seg.value);
@@ -84,7 +84,7 @@ static int is_index(const char *s, size_t len)
 
 static int bracket(parser *ps)
 {
-	nl_jpath_seg seg = {0};
+	nl_scn_jpath_seg seg = {0};
 	int rc;
 	ps->pos++; /* '[' */
 	char c = ps->expr[ps->pos];
@@ -132,7 +132,7 @@ static int parse_all(parser *ps)
 	if (!ps->expr[0])
 		return 0;
 	if (ps->expr[0] != '[') {
-		nl_jpath_seg seg = {NL_JPATH_KEY, NULL, NULL, 0};
+		nl_scn_jpath_seg seg = {NL_JPATH_KEY, NULL, NULL, 0};
 		if ((rc = bare(&seg.key, ps, ".[]", "a field name")) != 0 ||
 		    (rc = add_seg(ps, seg)))
 			return rc;
@@ -142,7 +142,7 @@ static int parse_all(parser *ps)
 		if (c == '[') {
 			rc = bracket(ps);
 		} else if (c == '.') {
-			nl_jpath_seg seg = {NL_JPATH_KEY, NULL, NULL, 0};
+			nl_scn_jpath_seg seg = {NL_JPATH_KEY, NULL, NULL, 0};
 			ps->pos++;
 			if ((rc = bare(&seg.key, ps, ".[]", "a field name after '.'")) == 0)
 				rc = add_seg(ps, seg);
@@ -153,21 +153,21 @@ static int parse_all(parser *ps)
 	return rc;
 }
 
-int nl_jpath_parse(nl_jpath **out, const char *expr, nl_err *err)
+int nl_scn_jpath_parse(nl_scn_jpath **out, const char *expr, nl_err *err)
 {
-	parser ps = {expr ? expr : "", 0, calloc(1, sizeof(nl_jpath)), err};
+	parser ps = {expr ? expr : "", 0, calloc(1, sizeof(nl_scn_jpath)), err};
 	if (!ps.p)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	int rc = parse_all(&ps);
 	if (rc != 0) {
-		nl_jpath_free(ps.p);
+		nl_scn_jpath_free(ps.p);
 		return rc;
 	}
 	*out = ps.p;
 	return 0;
 }
 
-void nl_jpath_free(nl_jpath *p)
+void nl_scn_jpath_free(nl_scn_jpath *p)
 {
 	if (!p)
 		return;
@@ -191,7 +191,7 @@ static int scalar_is(json_object *v, const char *text)
 	return strcmp(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), text) == 0;
 }
 
-static int step(json_object **cur, const nl_jpath_seg *s)
+static int step(json_object **cur, const nl_scn_jpath_seg *s)
 {
 	json_object *c = *cur;
 	if (s->kind == NL_JPATH_KEY)
@@ -218,7 +218,7 @@ static int step(json_object **cur, const nl_jpath_seg *s)
 	return 0;
 }
 
-int nl_jpath_get(json_object **out, json_object *root, const nl_jpath *p)
+int nl_scn_jpath_get(json_object **out, json_object *root, const nl_scn_jpath *p)
 {
 	json_object *cur = root;
 	for (size_t i = 0; i < p->n; i++)
@@ -228,13 +228,14 @@ int nl_jpath_get(json_object **out, json_object *root, const nl_jpath *p)
 	return 1;
 }
 
-int nl_jpath_lookup(json_object **out, int *found, json_object *root, const char *expr, nl_err *err)
+int nl_scn_jpath_lookup(json_object **out, int *found, json_object *root, const char *expr,
+                        nl_err *err)
 {
-	nl_jpath *p = NULL;
-	int rc = nl_jpath_parse(&p, expr, err);
+	nl_scn_jpath *p = NULL;
+	int rc = nl_scn_jpath_parse(&p, expr, err);
 	if (rc != 0)
 		return rc;
-	*found = nl_jpath_get(out, root, p);
-	nl_jpath_free(p);
+	*found = nl_scn_jpath_get(out, root, p);
+	nl_scn_jpath_free(p);
 	return 0;
 }

@@ -17,31 +17,31 @@ typedef enum {
 	NL_JPATH_KEY,    /* .key or ["key"] */
 	NL_JPATH_INDEX,  /* [3], [-1] */
 	NL_JPATH_SELECT, /* [field=value] */
-} nl_jpath_kind;
+} nl_scn_jpath_kind;
 
 typedef struct {
-	nl_jpath_kind kind;
+	nl_scn_jpath_kind kind;
 	char *key;   /* KEY: the key; SELECT: the field */
 	char *value; /* SELECT: the value compared with the field's text */
 	long index;  /* INDEX */
-} nl_jpath_seg;
+} nl_scn_jpath_seg;
 
 typedef struct {
-	nl_jpath_seg *segs;
+	nl_scn_jpath_seg *segs;
 	size_t n;
-} nl_jpath;
+} nl_scn_jpath;
 
 /* Parse expr. NL_EPARSE with `path "EXPR": expected ... at character N`
- * in err. *out belongs to the caller: nl_jpath_free (accepts NULL). */
-int nl_jpath_parse(nl_jpath **out, const char *expr, nl_err *err);
-void nl_jpath_free(nl_jpath *p);
+ * in err. *out belongs to the caller: nl_scn_jpath_free (accepts NULL). */
+int nl_scn_jpath_parse(nl_scn_jpath **out, const char *expr, nl_err *err);
+void nl_scn_jpath_free(nl_scn_jpath *p);
 
 /* Follow p from root. Returns 1 and the value in *out (borrowed; NULL for a
  * JSON null) when every segment exists, else 0 (and *out untouched). */
-int nl_jpath_get(json_object **out, json_object *root, const nl_jpath *p);
+int nl_scn_jpath_get(json_object **out, json_object *root, const nl_scn_jpath *p);
 /* Parse and follow in one call: 0 with *found set (and *out when found),
- * or NL_EPARSE/NL_ENOMEM as nl_jpath_parse. */
-int nl_jpath_lookup(json_object **out, int *found, json_object *root, const char *expr,
-                    nl_err *err);
+ * or NL_EPARSE/NL_ENOMEM as nl_scn_jpath_parse. */
+int nl_scn_jpath_lookup(json_object **out, int *found, json_object *root, const char *expr,
+                        nl_err *err);
 
 #endif

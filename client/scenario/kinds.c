@@ -13,7 +13,7 @@ static const struct {
     {"Namespace", &NL_RESOURCE_NAMESPACES},
 };
 
-const nl_resource *nl_scenario_kind(const char *kind, const char *api_version)
+const nl_resource *nl_scn_kind(const char *kind, const char *api_version)
 {
 	char gv[128];
 	if (!kind)
@@ -30,14 +30,14 @@ const nl_resource *nl_scenario_kind(const char *kind, const char *api_version)
 	return NULL;
 }
 
-const char *nl_scenario_kinds(void)
+const char *nl_scn_kinds(void)
 {
 	return "Lease, Node, ConfigMap, Event, Namespace";
 }
 
 static const char *const req_names[] = {"faults", "journal", "virtual-time", "embedded", "mockapi"};
 
-const char *nl_req_name(unsigned bit)
+const char *nl_scn_req_name(unsigned bit)
 {
 	for (size_t i = 0; i < sizeof(req_names) / sizeof(req_names[0]); i++)
 		if (bit == 1u << i)
@@ -45,7 +45,7 @@ const char *nl_req_name(unsigned bit)
 	return NULL;
 }
 
-unsigned nl_req_bit(const char *name)
+unsigned nl_scn_req_bit(const char *name)
 {
 	for (size_t i = 0; i < sizeof(req_names) / sizeof(req_names[0]); i++)
 		if (strcmp(req_names[i], name) == 0)
@@ -65,7 +65,7 @@ static const char *const step_names[] = {
     [NL_STEP_EXPECT] = "expect",
 };
 
-const char *nl_step_name(nl_step_kind k)
+const char *nl_scn_step_name(nl_scn_step_kind k)
 {
 	return (size_t)k < sizeof(step_names) / sizeof(step_names[0]) ? step_names[k] : "?";
 }

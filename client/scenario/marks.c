@@ -13,7 +13,7 @@
 #define MARKS_MAX_DEPTH 256
 #define MARKS_PATH_MAX 1024
 
-struct nl_marks {
+struct nl_scn_marks {
 	/* path -> line * 65536 + column (both 1-based); json-c's hash table
 	 * keeps lookups O(1) for big files. */
 	json_object *table;
@@ -29,7 +29,7 @@ typedef struct {
 typedef struct {
 	const char *name;
 	nl_err *err;
-	nl_marks *m;
+	nl_scn_marks *m;
 	char path[MARKS_PATH_MAX];
 	frame stack[MARKS_MAX_DEPTH];
 	size_t depth;
@@ -59,7 +59,7 @@ static int plain_key(const char *key)
 	return 1;
 }
 
-int nl_marks_key(char *out, size_t outlen, const char *parent, const char *key)
+int nl_scn_marks_key(char *out, size_t outlen, const char *parent, const char *key)
 {
 	size_t n = 0;
 	int w;
@@ -88,7 +88,7 @@ int nl_marks_key(char *out, size_t outlen, const char *parent, const char *key)
 	return 0;
 }
 
-int nl_marks_index(char *out, size_t outlen, const char *parent, size_t index)
+int nl_scn_marks_index(char *out, size_t outlen, const char *parent, size_t index)
 {
 	char idx[32];
 	size_t np = strlen(parent), ni = (size_t)snprintf(idx, sizeof(idx), "[%zu]", index);
@@ -157,14 +157,14 @@ static int node_start(walker *w, const yaml_event_t *ev)
 		if (ev->type != YAML_SCALAR_EVENT)
 			return fail_at(w, ev->start_mark, "a mapping key must be a plain string");
 		scalar_text(key, sizeof(key), ev);
-		nl_marks_key(child, sizeof(child), w->path, key);
+		nl_scn_marks_key(child, sizeof(child), w->path, key);
 		snprintf(w->path, sizeof(w->path), "%s", child);
 		f->want_key = 0;
 		int rc = record(w, ev->start_mark);
 		return rc ? rc : 1;
 	}
 	if (!f->is_map) {
-		nl_marks_index(child, sizeof(child), w->path, f->index++);
+		nl_scn_marks_index(child, sizeof(child), w->path, f->index++);
 		snprintf(w->path, sizeof(w->path), "%s", child);
 		return record(w, ev->start_mark);
 	}
@@ -226,10 +226,11 @@ static int walk(walker *w, const char *buf, size_t len)
 	return rc;
 }
 
-int nl_marks_parse(nl_marks **out, const char *buf, size_t len, const char *name, nl_err *err)
+int nl_scn_marks_parse(nl_scn_marks **out, const char *buf, size_t len, const char *name,
+                       nl_err *err)
 {
 	walker *w = calloc(1, sizeof(*w));
-	nl_marks *m = calloc(1, sizeof(*m));
+	nl_scn_marks *m = calloc(1, sizeof(*m));
 	int rc = NL_ENOMEM;
 	if (!w || !m || !(m->table = json_object_new_object())) {
 		nl_err_set(err, rc, "%s: out of memory", name);
@@ -245,11 +246,11 @@ int nl_marks_parse(nl_marks **out, const char *buf, size_t len, const char *name
 	return 0;
 fail:
 	free(w);
-	nl_marks_free(m);
+	nl_scn_marks_free(m);
 	return rc;
 }
 
-void nl_marks_free(nl_marks *m)
+void nl_scn_marks_free(nl_scn_marks *m)
 {
 	if (!m)
 		return;
@@ -279,7 +280,7 @@ static size_t last_segment(const char *path)
 	return last;
 }
 
-int nl_marks_find(const nl_marks *m, const char *path, int *line, int *col)
+int nl_scn_marks_find(const nl_scn_marks *m, const char *path, int *line, int *col)
 {
 	char buf[MARKS_PATH_MAX];
 	json_object *v;

@@ -13,23 +13,24 @@
 #include <nodelet/errors.h>
 #include <stddef.h>
 
-typedef struct nl_marks nl_marks;
+typedef struct nl_scn_marks nl_scn_marks;
 
 /* Read the first YAML document of buf with libyaml and record every key's
  * and item's position. NL_EPARSE with "name:LINE:COL: problem" in err for
  * a syntax error, a duplicate key or a non-scalar key; NL_ENOMEM. *out
- * belongs to the caller: nl_marks_free (accepts NULL). */
-int nl_marks_parse(nl_marks **out, const char *buf, size_t len, const char *name, nl_err *err);
-void nl_marks_free(nl_marks *m);
+ * belongs to the caller: nl_scn_marks_free (accepts NULL). */
+int nl_scn_marks_parse(nl_scn_marks **out, const char *buf, size_t len, const char *name,
+                       nl_err *err);
+void nl_scn_marks_free(nl_scn_marks *m);
 
 /* The 1-based line and column of path, or of its nearest recorded ancestor
  * (values that came from an alias have no position of their own). 0 when
  * found, NL_ENOTFOUND when nothing (not even the root) is recorded. */
-int nl_marks_find(const nl_marks *m, const char *path, int *line, int *col);
+int nl_scn_marks_find(const nl_scn_marks *m, const char *path, int *line, int *col);
 
 /* Child paths: parent + key, parent + "[index]". Truncated (and still
  * terminated) when out is too small; NL_ETOOBIG then, else 0. */
-int nl_marks_key(char *out, size_t outlen, const char *parent, const char *key);
-int nl_marks_index(char *out, size_t outlen, const char *parent, size_t index);
+int nl_scn_marks_key(char *out, size_t outlen, const char *parent, const char *key);
+int nl_scn_marks_index(char *out, size_t outlen, const char *parent, size_t index);
 
 #endif

@@ -11,7 +11,7 @@
 
 #define PATH_MAX_LEN 1024
 
-void nl_mismatches_clear(nl_mismatches *m)
+void nl_scn_mismatches_clear(nl_scn_mismatches *m)
 {
 	if (!m)
 		return;
@@ -24,7 +24,7 @@ void nl_mismatches_clear(nl_mismatches *m)
 	m->n = 0;
 }
 
-__attribute__((format(printf, 3, 4))) static int add(nl_mismatches *out, const char *path,
+__attribute__((format(printf, 3, 4))) static int add(nl_scn_mismatches *out, const char *path,
                                                      const char *fmt, ...)
 {
 	char msg[1024];
@@ -34,7 +34,7 @@ __attribute__((format(printf, 3, 4))) static int add(nl_mismatches *out, const c
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	nl_mismatch *n = realloc(out->items, (out->n + 1) * sizeof(*n));
+	nl_scn_mismatch *n = realloc(out->items, (out->n + 1) * sizeof(*n));
 	if (!n)
 		return NL_ENOMEM;
 	out->items = n;
@@ -143,7 +143,7 @@ static int regex_matches(const char *re, const char *text, int *ok)
 	return m;
 }
 
-static int match_op(nl_mismatches *out, const char *path, const char *op, json_object *arg,
+static int match_op(nl_scn_mismatches *out, const char *path, const char *op, json_object *arg,
                     json_object *actual, int present)
 {
 	char b1[200], b2[200];
@@ -157,7 +157,7 @@ static int match_op(nl_mismatches *out, const char *path, const char *op, json_o
 		           : add(out, path, "expected to be absent, got %s", show(actual, b1, 200));
 	}
 	if (strcmp(op, "$not") == 0) {
-		if (!nl_match_ok(arg, actual, present))
+		if (!nl_scn_match_ok(arg, actual, present))
 			return 0;
 		return add(out, path, "expected anything but %s, got %s", show(arg, b1, 200),
 		           present ? show(actual, b2, 200) : "nothing");
@@ -193,7 +193,7 @@ static int match_op(nl_mismatches *out, const char *path, const char *op, json_o
 	}
 	if (json_object_is_type(actual, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(actual); i++)
-			if (nl_match_ok(arg, json_object_array_get_idx(actual, i), 1))
+			if (nl_scn_match_ok(arg, json_object_array_get_idx(actual, i), 1))
 				return 0;
 		return add(out, path, "no item matches %s", show(arg, b1, 200));
 	}
@@ -201,7 +201,7 @@ static int match_op(nl_mismatches *out, const char *path, const char *op, json_o
 	           show(arg, b1, 200), type_name(actual));
 }
 
-static int match_object(nl_mismatches *out, const char *path, json_object *expected,
+static int match_object(nl_scn_mismatches *out, const char *path, json_object *expected,
                         json_object *actual)
 {
 	int total = 0;
@@ -210,8 +210,8 @@ static int match_object(nl_mismatches *out, const char *path, json_object *expec
 		char child[PATH_MAX_LEN];
 		json_object *a = NULL;
 		int has = json_object_object_get_ex(actual, key, &a);
-		nl_marks_key(child, sizeof(child), path, key);
-		int rc = nl_match(out, child, val, a, has);
+		nl_scn_marks_key(child, sizeof(child), path, key);
+		int rc = nl_scn_match(out, child, val, a, has);
 		if (rc < 0)
 			return rc;
 		total += rc;
@@ -219,7 +219,7 @@ static int match_object(nl_mismatches *out, const char *path, json_object *expec
 	return total;
 }
 
-static int match_array(nl_mismatches *out, const char *path, json_object *expected,
+static int match_array(nl_scn_mismatches *out, const char *path, json_object *expected,
                        json_object *actual)
 {
 	size_t ne = json_object_array_length(expected), na = json_object_array_length(actual);
@@ -232,9 +232,9 @@ static int match_array(nl_mismatches *out, const char *path, json_object *expect
 	}
 	for (size_t i = 0; i < ne && i < na; i++) {
 		char child[PATH_MAX_LEN];
-		nl_marks_index(child, sizeof(child), path, i);
-		rc = nl_match(out, child, json_object_array_get_idx(expected, i),
-		              json_object_array_get_idx(actual, i), 1);
+		nl_scn_marks_index(child, sizeof(child), path, i);
+		rc = nl_scn_match(out, child, json_object_array_get_idx(expected, i),
+		                  json_object_array_get_idx(actual, i), 1);
 		if (rc < 0)
 			return rc;
 		total += rc;
@@ -242,8 +242,8 @@ static int match_array(nl_mismatches *out, const char *path, json_object *expect
 	return total;
 }
 
-int nl_match(nl_mismatches *out, const char *path, json_object *expected, json_object *actual,
-             int present)
+int nl_scn_match(nl_scn_mismatches *out, const char *path, json_object *expected,
+                 json_object *actual, int present)
 {
 	char b1[200], b2[200];
 	json_object *arg = NULL;
@@ -272,9 +272,9 @@ int nl_match(nl_mismatches *out, const char *path, json_object *expected, json_o
 	           show(actual, b2, 200));
 }
 
-int nl_match_ok(json_object *expected, json_object *actual, int present)
+int nl_scn_match_ok(json_object *expected, json_object *actual, int present)
 {
-	return nl_match(NULL, "", expected, actual, present) == 0;
+	return nl_scn_match(NULL, "", expected, actual, present) == 0;
 }
 
 /* --- checking operators ---------------------------------------------------------------- */
@@ -307,8 +307,8 @@ static int check_op(const char *op, json_object *arg, const char *path, nl_err *
 	}
 	if (strcmp(op, "$contains") == 0 || strcmp(op, "$not") == 0) {
 		char child[PATH_MAX_LEN];
-		nl_marks_key(child, sizeof(child), path, op);
-		return nl_match_check(arg, child, err);
+		nl_scn_marks_key(child, sizeof(child), path, op);
+		return nl_scn_match_check(arg, child, err);
 	}
 	return nl_err_set(err, NL_EINVAL,
 	                  "%s: unknown operator %s (expected $present, $regex, $contains, $len or "
@@ -316,7 +316,7 @@ static int check_op(const char *op, json_object *arg, const char *path, nl_err *
 	                  path, op);
 }
 
-int nl_match_check(json_object *expected, const char *path, nl_err *err)
+int nl_scn_match_check(json_object *expected, const char *path, nl_err *err)
 {
 	json_object *arg = NULL;
 	const char *op = op_of(expected, &arg);
@@ -327,20 +327,20 @@ int nl_match_check(json_object *expected, const char *path, nl_err *err)
 		json_object_object_foreach(expected, key, val)
 		{
 			char child[PATH_MAX_LEN];
-			nl_marks_key(child, sizeof(child), path, key);
+			nl_scn_marks_key(child, sizeof(child), path, key);
 			if (key[0] == '$')
 				return nl_err_set(
 				    err, NL_EINVAL,
 				    "%s: an operator must be the only key of its mapping", child);
-			if ((rc = nl_match_check(val, child, err)) != 0)
+			if ((rc = nl_scn_match_check(val, child, err)) != 0)
 				return rc;
 		}
 	} else if (json_object_is_type(expected, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(expected); i++) {
 			char child[PATH_MAX_LEN];
-			nl_marks_index(child, sizeof(child), path, i);
-			if ((rc = nl_match_check(json_object_array_get_idx(expected, i), child,
-			                         err)) != 0)
+			nl_scn_marks_index(child, sizeof(child), path, i);
+			if ((rc = nl_scn_match_check(json_object_array_get_idx(expected, i), child,
+			                             err)) != 0)
 				return rc;
 		}
 	}

@@ -27,36 +27,36 @@
 typedef struct {
 	char *path;    /* marks.h syntax; "" is the value itself */
 	char *message; /* expected "edge-1", got "other" */
-} nl_mismatch;
+} nl_scn_mismatch;
 
 typedef struct {
-	nl_mismatch *items;
+	nl_scn_mismatch *items;
 	size_t n;
-} nl_mismatches;
+} nl_scn_mismatches;
 
-void nl_mismatches_clear(nl_mismatches *m);
+void nl_scn_mismatches_clear(nl_scn_mismatches *m);
 
 /* Compare expected with actual (present: whether the actual value exists
  * at all; actual NULL with present is a JSON null) and append one entry per
  * difference, paths under `path`. Returns how many were added, or
  * NL_ENOMEM. */
-int nl_match(nl_mismatches *out, const char *path, json_object *expected, json_object *actual,
-             int present);
+int nl_scn_match(nl_scn_mismatches *out, const char *path, json_object *expected,
+                 json_object *actual, int present);
 /* Whether expected matches (no detail). */
-int nl_match_ok(json_object *expected, json_object *actual, int present);
+int nl_scn_match_ok(json_object *expected, json_object *actual, int present);
 
 /* Check expected's operators before use: NL_EINVAL with "<path>: ..." in
  * err for an unknown operator, an operator sharing its mapping with other
  * keys, or an argument of the wrong type (a bad regex included). */
-int nl_match_check(json_object *expected, const char *path, nl_err *err);
+int nl_scn_match_check(json_object *expected, const char *path, nl_err *err);
 
 /* A diff of expected against actual projected onto the expectation's shape
  * (only the fields the expectation names; matching parts print as the
  * expectation does): "--- expected", "+++ actual", then YAML-like lines
  * prefixed ' ', '-' or '+'. NL_ENOMEM / NL_ETOOBIG from the buffer. */
-int nl_diff(nl_buf *out, json_object *expected, json_object *actual, int present);
+int nl_scn_diff(nl_buf *out, json_object *expected, json_object *actual, int present);
 
 /* The value as indented YAML-like lines (scalars as JSON), for reports. */
-int nl_render(nl_buf *out, json_object *v, int indent);
+int nl_scn_render(nl_buf *out, json_object *v, int indent);
 
 #endif

@@ -17,10 +17,10 @@ static const char *str(json_object *obj, const char *key)
 	           : NULL;
 }
 
-static int fill(nl_objref *out, const char *kind, const char *api_version, const char *ns,
+static int fill(nl_scn_objref *out, const char *kind, const char *api_version, const char *ns,
                 const char *name)
 {
-	const nl_resource *r = nl_scenario_kind(kind, api_version);
+	const nl_resource *r = nl_scn_kind(kind, api_version);
 	if (!r || !name)
 		return NL_EINVAL;
 	memset(out, 0, sizeof(*out));
@@ -31,35 +31,35 @@ static int fill(nl_objref *out, const char *kind, const char *api_version, const
 	return 0;
 }
 
-int nl_objref_from_object(nl_objref *out, json_object *obj)
+int nl_scn_objref_from_object(nl_scn_objref *out, json_object *obj)
 {
 	return fill(out, str(obj, "kind"), str(obj, "apiVersion"), nl_meta_namespace(obj),
 	            nl_meta_name(obj));
 }
 
-int nl_objref_from_ref(nl_objref *out, json_object *ref)
+int nl_scn_objref_from_ref(nl_scn_objref *out, json_object *ref)
 {
 	return fill(out, str(ref, "kind"), str(ref, "apiVersion"), str(ref, "namespace"),
 	            str(ref, "name"));
 }
 
-void nl_objref_describe(char *out, size_t outlen, const nl_objref *r)
+void nl_scn_objref_describe(char *out, size_t outlen, const nl_scn_objref *r)
 {
 	snprintf(out, outlen, "%s %s%s%s", r->r->kind, r->ns, r->ns[0] ? "/" : "", r->name);
 }
 
-static int object_path(char *out, size_t outlen, const nl_objref *r, const char *sub)
+static int object_path(char *out, size_t outlen, const nl_scn_objref *r, const char *sub)
 {
 	return nl_api_path(out, outlen, r->r, r->ns[0] ? r->ns : NULL, r->name, sub);
 }
 
-static int collection_path(char *out, size_t outlen, const nl_objref *r)
+static int collection_path(char *out, size_t outlen, const nl_scn_objref *r)
 {
 	return nl_api_path(out, outlen, r->r, r->ns[0] ? r->ns : NULL, NULL, NULL);
 }
 
 /* kind, apiVersion and metadata.namespace filled in, as kubectl does. */
-static int normalized(json_object **out, json_object *obj, const nl_objref *r)
+static int normalized(json_object **out, json_object *obj, const nl_scn_objref *r)
 {
 	json_object *c = NULL;
 	char gv[128];
@@ -73,13 +73,13 @@ static int normalized(json_object **out, json_object *obj, const nl_objref *r)
 	return 0;
 }
 
-int nl_obj_create(json_object **out, nl_client *c, json_object *obj, nl_result *res)
+int nl_scn_obj_create(json_object **out, nl_client *c, json_object *obj, nl_result *res)
 {
-	nl_objref r;
+	nl_scn_objref r;
 	char path[1024];
 	json_object *body = NULL;
 	int rc;
-	if ((rc = nl_objref_from_object(&r, obj)) != 0 ||
+	if ((rc = nl_scn_objref_from_object(&r, obj)) != 0 ||
 	    (rc = collection_path(path, sizeof(path), &r)) != 0 ||
 	    (rc = normalized(&body, obj, &r)) != 0)
 		return rc;
@@ -88,13 +88,13 @@ int nl_obj_create(json_object **out, nl_client *c, json_object *obj, nl_result *
 	return rc;
 }
 
-int nl_obj_update(json_object **out, nl_client *c, json_object *obj, nl_result *res)
+int nl_scn_obj_update(json_object **out, nl_client *c, json_object *obj, nl_result *res)
 {
-	nl_objref r;
+	nl_scn_objref r;
 	char path[1024];
 	json_object *body = NULL;
 	int rc;
-	if ((rc = nl_objref_from_object(&r, obj)) != 0 ||
+	if ((rc = nl_scn_objref_from_object(&r, obj)) != 0 ||
 	    (rc = object_path(path, sizeof(path), &r, NULL)) != 0 ||
 	    (rc = normalized(&body, obj, &r)) != 0)
 		return rc;
@@ -103,18 +103,19 @@ int nl_obj_update(json_object **out, nl_client *c, json_object *obj, nl_result *
 	return rc;
 }
 
-int nl_obj_apply(json_object **out, int *created, nl_client *c, json_object *obj, nl_result *res)
+int nl_scn_obj_apply(json_object **out, int *created, nl_client *c, json_object *obj,
+                     nl_result *res)
 {
-	nl_objref r;
+	nl_scn_objref r;
 	char path[1024];
 	json_object *cur = NULL, *body = NULL;
 	int rc;
-	if ((rc = nl_objref_from_object(&r, obj)) != 0 ||
+	if ((rc = nl_scn_objref_from_object(&r, obj)) != 0 ||
 	    (rc = object_path(path, sizeof(path), &r, NULL)) != 0)
 		return rc;
 	rc = nl_api_get(&cur, c, path, res);
 	if (rc == NL_ENOTFOUND) {
-		if ((rc = nl_obj_create(out, c, obj, res)) == 0 && created)
+		if ((rc = nl_scn_obj_create(out, c, obj, res)) == 0 && created)
 			*created = 1;
 		return rc;
 	}
@@ -143,14 +144,14 @@ static nl_patch_type patch_type(const char *t)
 	return NL_PATCH_APPLY;
 }
 
-int nl_obj_patch(json_object **out, nl_client *c, json_object *spec, nl_result *res)
+int nl_scn_obj_patch(json_object **out, nl_client *c, json_object *spec, nl_result *res)
 {
-	nl_objref r;
+	nl_scn_objref r;
 	char path[1024];
 	json_object *patch, *force;
 	nl_write_options wo = {0};
 	int rc;
-	if ((rc = nl_objref_from_ref(&r, spec)) != 0 ||
+	if ((rc = nl_scn_objref_from_ref(&r, spec)) != 0 ||
 	    (rc = object_path(path, sizeof(path), &r, str(spec, "subresource"))) != 0)
 		return rc;
 	json_object_object_get_ex(spec, "patch", &patch);
@@ -169,14 +170,14 @@ int nl_obj_patch(json_object **out, nl_client *c, json_object *spec, nl_result *
 	return nl_api_patch(out, c, path, type, text, len, &wo, res);
 }
 
-int nl_obj_delete(nl_client *c, json_object *spec, nl_result *res)
+int nl_scn_obj_delete(nl_client *c, json_object *spec, nl_result *res)
 {
-	nl_objref r;
+	nl_scn_objref r;
 	char path[1024];
 	json_object *pre;
 	nl_delete_options o;
 	int rc;
-	if ((rc = nl_objref_from_ref(&r, spec)) != 0 ||
+	if ((rc = nl_scn_objref_from_ref(&r, spec)) != 0 ||
 	    (rc = object_path(path, sizeof(path), &r, NULL)) != 0)
 		return rc;
 	nl_delete_options_init(&o);
@@ -188,15 +189,15 @@ int nl_obj_delete(nl_client *c, json_object *spec, nl_result *res)
 	return nl_api_delete(NULL, c, path, &o, res);
 }
 
-int nl_obj_get(json_object **out, nl_client *c, const nl_objref *r, nl_result *res)
+int nl_scn_obj_get(json_object **out, nl_client *c, const nl_scn_objref *r, nl_result *res)
 {
 	char path[1024];
 	int rc = object_path(path, sizeof(path), r, NULL);
 	return rc ? rc : nl_api_get(out, c, path, res);
 }
 
-int nl_obj_list(json_object **out, nl_client *c, const nl_resource *r, const char *ns,
-                const char *label_selector, const char *field_selector, nl_result *res)
+int nl_scn_obj_list(json_object **out, nl_client *c, const nl_resource *r, const char *ns,
+                    const char *label_selector, const char *field_selector, nl_result *res)
 {
 	char path[1024];
 	nl_list_options o = {0};
@@ -256,14 +257,14 @@ static void add_param(char *path, size_t outlen, const char *key, const char *va
 	path[n] = '\0';
 }
 
-int nl_obj_watch(json_object **out, nl_client *c, json_object *spec, nl_result *res)
+int nl_scn_obj_watch(json_object **out, nl_client *c, json_object *spec, nl_result *res)
 {
 	char path[2048], num[32];
 	json_object *v;
 	watch_ctx w = {0};
 	nl_request req = {0};
 	nl_response resp = {0};
-	const nl_resource *r = nl_scenario_kind(str(spec, "kind"), str(spec, "apiVersion"));
+	const nl_resource *r = nl_scn_kind(str(spec, "kind"), str(spec, "apiVersion"));
 	const char *ns = str(spec, "namespace");
 	long timeout = 2;
 	int rc;
@@ -305,7 +306,7 @@ int nl_obj_watch(json_object **out, nl_client *c, json_object *spec, nl_result *
 
 /* --- errors ----------------------------------------------------------------------------------- */
 
-const char *nl_obj_code_name(int rc)
+const char *nl_scn_obj_code_name(int rc)
 {
 	static const char *const names[] = {
 	    "OK",
@@ -337,10 +338,10 @@ const char *nl_obj_code_name(int rc)
 	return i >= 0 && (size_t)i < sizeof(names) / sizeof(names[0]) ? names[i] : "ERROR";
 }
 
-json_object *nl_obj_error(int rc, const nl_result *res)
+json_object *nl_scn_obj_error(int rc, const nl_result *res)
 {
 	json_object *e = json_object_new_object();
-	json_object_object_add(e, "code", json_object_new_string(nl_obj_code_name(rc)));
+	json_object_object_add(e, "code", json_object_new_string(nl_scn_obj_code_name(rc)));
 	if (res && res->http_status)
 		json_object_object_add(e, "status", json_object_new_int((int)res->http_status));
 	if (res && res->status && res->status->reason)

@@ -20,7 +20,7 @@
 
 /* --- helpers ------------------------------------------------------------------------------ */
 
-int nl__pfail(nl__pctx *c, const char *path, const char *fmt, ...)
+int nl_scn__pfail(nl_scn__pctx *c, const char *path, const char *fmt, ...)
 {
 	char msg[600];
 	int line = 1, col = 1;
@@ -28,26 +28,26 @@ int nl__pfail(nl__pctx *c, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	nl_marks_find(c->sc->marks, path, &line, &col);
+	nl_scn_marks_find(c->sc->marks, path, &line, &col);
 	if (path && *path)
 		return nl_err_set(c->err, NL_EPARSE, "%s:%d:%d: %s: %s", c->sc->file, line, col,
 		                  path, msg);
 	return nl_err_set(c->err, NL_EPARSE, "%s:%d:%d: %s", c->sc->file, line, col, msg);
 }
 
-const char *nl__pkey(char out[NL__PATH_MAX], const char *parent, const char *key)
+const char *nl_scn__pkey(char out[NL__PATH_MAX], const char *parent, const char *key)
 {
-	nl_marks_key(out, NL__PATH_MAX, parent, key);
+	nl_scn_marks_key(out, NL__PATH_MAX, parent, key);
 	return out;
 }
 
-const char *nl__pidx(char out[NL__PATH_MAX], const char *parent, size_t i)
+const char *nl_scn__pidx(char out[NL__PATH_MAX], const char *parent, size_t i)
 {
-	nl_marks_index(out, NL__PATH_MAX, parent, i);
+	nl_scn_marks_index(out, NL__PATH_MAX, parent, i);
 	return out;
 }
 
-const char *nl__ptype(json_object *v)
+const char *nl_scn__ptype(json_object *v)
 {
 	switch (json_object_get_type(v)) {
 	case json_type_object:
@@ -65,14 +65,14 @@ const char *nl__ptype(json_object *v)
 	}
 }
 
-int nl__pwant(nl__pctx *c, const char *path, json_object *v, json_type t, const char *what)
+int nl_scn__pwant(nl_scn__pctx *c, const char *path, json_object *v, json_type t, const char *what)
 {
 	if (json_object_get_type(v) == t)
 		return 0;
 	if (json_object_is_type(v, json_type_string))
-		return nl__pfail(c, path, "expected %s, got \"%s\"", what,
-		                 json_object_get_string(v));
-	return nl__pfail(c, path, "expected %s, got %s", what, nl__ptype(v));
+		return nl_scn__pfail(c, path, "expected %s, got \"%s\"", what,
+		                     json_object_get_string(v));
+	return nl_scn__pfail(c, path, "expected %s, got %s", what, nl_scn__ptype(v));
 }
 
 static int in_list(const char *key, const char *const *list)
@@ -83,8 +83,8 @@ static int in_list(const char *key, const char *const *list)
 	return 0;
 }
 
-int nl__pkeys(nl__pctx *c, const char *path, json_object *obj, const char *const *allowed,
-              const char *const *required)
+int nl_scn__pkeys(nl_scn__pctx *c, const char *path, json_object *obj, const char *const *allowed,
+                  const char *const *required)
 {
 	char p[NL__PATH_MAX], names[512] = "";
 	json_object_object_foreach(obj, key, val)
@@ -95,33 +95,34 @@ int nl__pkeys(nl__pctx *c, const char *path, json_object *obj, const char *const
 		for (const char *const *a = allowed; *a; a++)
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			         a == allowed ? "" : ", ", *a);
-		return nl__pfail(c, nl__pkey(p, path, key), "unknown field (expected one of: %s)",
-		                 names);
+		return nl_scn__pfail(c, nl_scn__pkey(p, path, key),
+		                     "unknown field (expected one of: %s)", names);
 	}
 	for (; required && *required; required++)
 		if (!json_object_object_get_ex(obj, *required, NULL))
-			return nl__pfail(c, path, "missing required field \"%s\"", *required);
+			return nl_scn__pfail(c, path, "missing required field \"%s\"", *required);
 	return 0;
 }
 
-int nl__pduration(nl__pctx *c, const char *path, json_object *v, int allow_zero, int64_t *out)
+int nl_scn__pduration(nl_scn__pctx *c, const char *path, json_object *v, int allow_zero,
+                      int64_t *out)
 {
 	int64_t d = 0;
 	if (!json_object_is_type(v, json_type_string) ||
 	    nl_duration_parse(&d, json_object_get_string(v)) != 0 || d < 0 || (!allow_zero && !d)) {
 		if (json_object_is_type(v, json_type_string))
-			return nl__pfail(c, path,
-			                 "expected a duration like 10s or 1m30s, got \"%s\"",
-			                 json_object_get_string(v));
-		return nl__pfail(c, path, "expected a duration like 10s or 1m30s, got %s",
-		                 nl__ptype(v));
+			return nl_scn__pfail(c, path,
+			                     "expected a duration like 10s or 1m30s, got \"%s\"",
+			                     json_object_get_string(v));
+		return nl_scn__pfail(c, path, "expected a duration like 10s or 1m30s, got %s",
+		                     nl_scn__ptype(v));
 	}
 	*out = d;
 	return 0;
 }
 
 typedef struct {
-	nl__pctx *c;
+	nl_scn__pctx *c;
 	const char *path;
 } refs_ctx;
 
@@ -130,19 +131,19 @@ static int check_ref(const char *name, void *payload)
 	refs_ctx *r = payload;
 	if (json_object_object_get_ex(r->c->defined, name, NULL))
 		return 0;
-	return nl__pfail(r->c, r->path,
-	                 "variable \"%s\" is not defined here (define it in vars: or capture "
-	                 "it with as: in an earlier step)",
-	                 name);
+	return nl_scn__pfail(r->c, r->path,
+	                     "variable \"%s\" is not defined here (define it in vars: or capture "
+	                     "it with as: in an earlier step)",
+	                     name);
 }
 
-int nl__prefs(nl__pctx *c, const char *path, json_object *v)
+int nl_scn__prefs(nl_scn__pctx *c, const char *path, json_object *v)
 {
 	refs_ctx r = {c, path};
 	nl_err e = {0};
-	int rc = nl_vars_refs(v, check_ref, &r, &e);
+	int rc = nl_scn_vars_refs(v, check_ref, &r, &e);
 	if (rc == NL_EPARSE && e.msg[0])
-		return nl__pfail(c, path, "%s", e.msg);
+		return nl_scn__pfail(c, path, "%s", e.msg);
 	return rc;
 }
 
@@ -152,18 +153,18 @@ static int reserved(const char *name)
 	return strcmp(name, "now") == 0 || strcmp(name, "nodeName") == 0;
 }
 
-int nl__pdefine(nl__pctx *c, const char *path, json_object *name)
+int nl_scn__pdefine(nl_scn__pctx *c, const char *path, json_object *name)
 {
-	int rc = nl__pwant(c, path, name, json_type_string, "a variable name");
+	int rc = nl_scn__pwant(c, path, name, json_type_string, "a variable name");
 	if (rc != 0)
 		return rc;
-	if (!nl_vars_valid_name(json_object_get_string(name)))
-		return nl__pfail(c, path,
-		                 "\"%s\" is not a variable name (letters, digits, _ and -)",
-		                 json_object_get_string(name));
+	if (!nl_scn_vars_valid_name(json_object_get_string(name)))
+		return nl_scn__pfail(c, path,
+		                     "\"%s\" is not a variable name (letters, digits, _ and -)",
+		                     json_object_get_string(name));
 	if (reserved(json_object_get_string(name)))
-		return nl__pfail(c, path, "\"%s\" is a builtin variable; choose another name",
-		                 json_object_get_string(name));
+		return nl_scn__pfail(c, path, "\"%s\" is a builtin variable; choose another name",
+		                     json_object_get_string(name));
 	json_object_object_add(c->defined, json_object_get_string(name),
 	                       json_object_new_boolean(1));
 	return 0;
@@ -177,37 +178,39 @@ static const char *opt_string(json_object *obj, const char *key)
 	           : NULL;
 }
 
-static int check_kind(nl__pctx *c, const char *path, json_object *obj)
+static int check_kind(nl_scn__pctx *c, const char *path, json_object *obj)
 {
 	char p[NL__PATH_MAX];
 	json_object *kind, *av;
 	int rc;
 	if (!json_object_object_get_ex(obj, "kind", &kind))
-		return nl__pfail(c, path, "missing required field \"kind\"");
-	if ((rc = nl__pwant(c, nl__pkey(p, path, "kind"), kind, json_type_string, "a kind")) != 0)
+		return nl_scn__pfail(c, path, "missing required field \"kind\"");
+	if ((rc = nl_scn__pwant(c, nl_scn__pkey(p, path, "kind"), kind, json_type_string,
+	                        "a kind")) != 0)
 		return rc;
 	if (json_object_object_get_ex(obj, "apiVersion", &av) &&
-	    (rc = nl__pwant(c, nl__pkey(p, path, "apiVersion"), av, json_type_string,
-	                    "an apiVersion")) != 0)
+	    (rc = nl_scn__pwant(c, nl_scn__pkey(p, path, "apiVersion"), av, json_type_string,
+	                        "an apiVersion")) != 0)
 		return rc;
-	if (!nl_scenario_kind(json_object_get_string(kind), NULL))
-		return nl__pfail(c, nl__pkey(p, path, "kind"), "expected one of %s, got \"%s\"",
-		                 nl_scenario_kinds(), json_object_get_string(kind));
-	if (!nl_scenario_kind(json_object_get_string(kind), opt_string(obj, "apiVersion")))
-		return nl__pfail(c, nl__pkey(p, path, "apiVersion"),
-		                 "\"%s\" is not the apiVersion of %s",
-		                 opt_string(obj, "apiVersion"), json_object_get_string(kind));
+	if (!nl_scn_kind(json_object_get_string(kind), NULL))
+		return nl_scn__pfail(c, nl_scn__pkey(p, path, "kind"),
+		                     "expected one of %s, got \"%s\"", nl_scn_kinds(),
+		                     json_object_get_string(kind));
+	if (!nl_scn_kind(json_object_get_string(kind), opt_string(obj, "apiVersion")))
+		return nl_scn__pfail(c, nl_scn__pkey(p, path, "apiVersion"),
+		                     "\"%s\" is not the apiVersion of %s",
+		                     opt_string(obj, "apiVersion"), json_object_get_string(kind));
 	return 0;
 }
 
-int nl__pobjref(nl__pctx *c, const char *path, json_object *v, const char *const *extra)
+int nl_scn__pobjref(nl_scn__pctx *c, const char *path, json_object *v, const char *const *extra)
 {
 	static const char *const base[] = {"kind", "name", "namespace", "apiVersion"};
 	const char *allowed[32];
 	char p[NL__PATH_MAX];
 	size_t n = 0;
 	int rc;
-	if ((rc = nl__pwant(c, path, v, json_type_object, "a mapping with kind and name")) != 0)
+	if ((rc = nl_scn__pwant(c, path, v, json_type_object, "a mapping with kind and name")) != 0)
 		return rc;
 	for (size_t i = 0; i < 4; i++)
 		allowed[n++] = base[i];
@@ -215,57 +218,58 @@ int nl__pobjref(nl__pctx *c, const char *path, json_object *v, const char *const
 		allowed[n++] = *extra;
 	allowed[n] = NULL;
 	static const char *const required[] = {"kind", "name", NULL};
-	if ((rc = nl__pkeys(c, path, v, allowed, required)) != 0 || (rc = check_kind(c, path, v)))
+	if ((rc = nl_scn__pkeys(c, path, v, allowed, required)) != 0 ||
+	    (rc = check_kind(c, path, v)))
 		return rc;
 	json_object *x;
-	if ((rc = nl__pwant(c, nl__pkey(p, path, "name"),
-	                    json_object_object_get_ex(v, "name", &x) ? x : NULL, json_type_string,
-	                    "a name")) != 0)
+	if ((rc = nl_scn__pwant(c, nl_scn__pkey(p, path, "name"),
+	                        json_object_object_get_ex(v, "name", &x) ? x : NULL,
+	                        json_type_string, "a name")) != 0)
 		return rc;
 	if (json_object_object_get_ex(v, "namespace", &x))
-		return nl__pwant(c, nl__pkey(p, path, "namespace"), x, json_type_string,
-		                 "a namespace");
+		return nl_scn__pwant(c, nl_scn__pkey(p, path, "namespace"), x, json_type_string,
+		                     "a namespace");
 	return 0;
 }
 
-int nl__pobject(nl__pctx *c, const char *path, json_object *v)
+int nl_scn__pobject(nl_scn__pctx *c, const char *path, json_object *v)
 {
 	char p[NL__PATH_MAX];
 	json_object *meta, *name;
 	int rc;
-	if ((rc = nl__pwant(c, path, v, json_type_object, "a Kubernetes object")) != 0 ||
+	if ((rc = nl_scn__pwant(c, path, v, json_type_object, "a Kubernetes object")) != 0 ||
 	    (rc = check_kind(c, path, v)) != 0)
 		return rc;
 	if (!json_object_object_get_ex(v, "metadata", &meta) ||
 	    !json_object_object_get_ex(meta, "name", &name))
-		return nl__pfail(c, path, "missing required field \"metadata.name\"");
-	return nl__pwant(c, nl__pkey(p, nl__pkey(p, path, "metadata"), "name"), name,
-	                 json_type_string, "a name");
+		return nl_scn__pfail(c, path, "missing required field \"metadata.name\"");
+	return nl_scn__pwant(c, nl_scn__pkey(p, nl_scn__pkey(p, path, "metadata"), "name"), name,
+	                     json_type_string, "a name");
 }
 
-int nl__pmatch(nl__pctx *c, const char *path, json_object *v)
+int nl_scn__pmatch(nl_scn__pctx *c, const char *path, json_object *v)
 {
 	nl_err e = {0};
-	if (nl_match_check(v, "", &e) == 0)
+	if (nl_scn_match_check(v, "", &e) == 0)
 		return 0;
 	/* e.msg is "<relative path>: why"; point at the operator. */
 	const char *colon = strstr(e.msg, ": ");
 	char where[NL__PATH_MAX];
 	if (!colon)
-		return nl__pfail(c, path, "%s", e.msg);
+		return nl_scn__pfail(c, path, "%s", e.msg);
 	snprintf(where, sizeof(where), "%s%s%.*s", path,
 	         *path && e.msg[0] != '[' && colon != e.msg ? "." : "", (int)(colon - e.msg),
 	         e.msg);
-	return nl__pfail(c, where, "%s", colon + 2);
+	return nl_scn__pfail(c, where, "%s", colon + 2);
 }
 
 /* --- top level ----------------------------------------------------------------------------- */
 
-static int parse_strings(nl__pctx *c, const char *path, json_object *v, char ***out, size_t *n)
+static int parse_strings(nl_scn__pctx *c, const char *path, json_object *v, char ***out, size_t *n)
 {
 	char p[NL__PATH_MAX];
 	int rc;
-	if ((rc = nl__pwant(c, path, v, json_type_array, "a list of strings")) != 0)
+	if ((rc = nl_scn__pwant(c, path, v, json_type_array, "a list of strings")) != 0)
 		return rc;
 	size_t len = json_object_array_length(v);
 	char **s = calloc(len + 1, sizeof(*s));
@@ -273,8 +277,8 @@ static int parse_strings(nl__pctx *c, const char *path, json_object *v, char ***
 		return nl_err_set(c->err, NL_ENOMEM, "out of memory");
 	for (size_t i = 0; i < len; i++) {
 		json_object *item = json_object_array_get_idx(v, i);
-		if ((rc = nl__pwant(c, nl__pidx(p, path, i), item, json_type_string, "a string")) !=
-		        0 ||
+		if ((rc = nl_scn__pwant(c, nl_scn__pidx(p, path, i), item, json_type_string,
+		                        "a string")) != 0 ||
 		    !(s[i] = strdup(json_object_get_string(item)))) {
 			for (size_t j = 0; j < i; j++)
 				free(s[j]);
@@ -287,48 +291,50 @@ static int parse_strings(nl__pctx *c, const char *path, json_object *v, char ***
 	return 0;
 }
 
-static int parse_requires(nl__pctx *c, json_object *v)
+static int parse_requires(nl_scn__pctx *c, json_object *v)
 {
 	char p[NL__PATH_MAX];
-	int rc = nl__pwant(c, "requires", v, json_type_array, "a list like [faults, journal]");
+	int rc = nl_scn__pwant(c, "requires", v, json_type_array, "a list like [faults, journal]");
 	for (size_t i = 0; rc == 0 && i < json_object_array_length(v); i++) {
 		json_object *item = json_object_array_get_idx(v, i);
 		unsigned bit = json_object_is_type(item, json_type_string)
-		                   ? nl_req_bit(json_object_get_string(item))
+		                   ? nl_scn_req_bit(json_object_get_string(item))
 		                   : 0;
 		if (!bit)
-			return nl__pfail(c, nl__pidx(p, "requires", i),
-			                 "expected one of faults, journal, virtual-time, embedded, "
-			                 "mockapi, got %s",
-			                 json_object_to_json_string(item));
+			return nl_scn__pfail(
+			    c, nl_scn__pidx(p, "requires", i),
+			    "expected one of faults, journal, virtual-time, embedded, "
+			    "mockapi, got %s",
+			    json_object_to_json_string(item));
 		c->sc->requires |= bit;
 	}
 	return rc;
 }
 
-static int parse_vars(nl__pctx *c, json_object *v)
+static int parse_vars(nl_scn__pctx *c, json_object *v)
 {
 	char p[NL__PATH_MAX];
-	int rc = nl__pwant(c, "vars", v, json_type_object, "a mapping of names to values");
+	int rc = nl_scn__pwant(c, "vars", v, json_type_object, "a mapping of names to values");
 	if (rc != 0)
 		return rc;
 	json_object_object_foreach(v, key, val)
 	{
 		(void)val;
-		if (!nl_vars_valid_name(key))
-			return nl__pfail(c, nl__pkey(p, "vars", key),
-			                 "\"%s\" is not a variable name (letters, digits, _ and -)",
-			                 key);
+		if (!nl_scn_vars_valid_name(key))
+			return nl_scn__pfail(
+			    c, nl_scn__pkey(p, "vars", key),
+			    "\"%s\" is not a variable name (letters, digits, _ and -)", key);
 		if (reserved(key))
-			return nl__pfail(c, nl__pkey(p, "vars", key),
-			                 "\"%s\" is a builtin variable; choose another name", key);
+			return nl_scn__pfail(c, nl_scn__pkey(p, "vars", key),
+			                     "\"%s\" is a builtin variable; choose another name",
+			                     key);
 		json_object_object_add(c->defined, key, json_object_new_boolean(1));
 	}
 	c->sc->vars = v;
 	return 0;
 }
 
-static int parse_server(nl__pctx *c, json_object *v)
+static int parse_server(nl_scn__pctx *c, json_object *v)
 {
 	static const char *const keys[] = {"watchCacheSize",
 	                                   "nodeMonitorGracePeriod",
@@ -339,21 +345,21 @@ static int parse_server(nl__pctx *c, json_object *v)
 	char p[NL__PATH_MAX];
 	int64_t d;
 	int rc;
-	if ((rc = nl__pwant(c, "server", v, json_type_object, "a mapping")) != 0 ||
-	    (rc = nl__pkeys(c, "server", v, keys, NULL)) != 0)
+	if ((rc = nl_scn__pwant(c, "server", v, json_type_object, "a mapping")) != 0 ||
+	    (rc = nl_scn__pkeys(c, "server", v, keys, NULL)) != 0)
 		return rc;
 	json_object_object_foreach(v, key, val)
 	{
-		nl__pkey(p, "server", key);
+		nl_scn__pkey(p, "server", key);
 		if (strcmp(key, "watchCacheSize") == 0) {
 			if (!json_object_is_type(val, json_type_int) ||
 			    json_object_get_int64(val) < 1)
-				return nl__pfail(c, p, "expected a number of changes >= 1");
+				return nl_scn__pfail(c, p, "expected a number of changes >= 1");
 		} else if (strcmp(key, "controllers") == 0) {
-			if ((rc = nl__pwant(c, p, val, json_type_string,
-			                    "a list like \"*,-nodelifecycle\"")) != 0)
+			if ((rc = nl_scn__pwant(c, p, val, json_type_string,
+			                        "a list like \"*,-nodelifecycle\"")) != 0)
 				return rc;
-		} else if ((rc = nl__pduration(c, p, val, 0, &d)) != 0) {
+		} else if ((rc = nl_scn__pduration(c, p, val, 0, &d)) != 0) {
 			return rc;
 		}
 	}
@@ -362,11 +368,11 @@ static int parse_server(nl__pctx *c, json_object *v)
 	return 0;
 }
 
-static int add_cluster_object(nl__pctx *c, const char *path, json_object *obj)
+static int add_cluster_object(nl_scn__pctx *c, const char *path, json_object *obj)
 {
-	int rc = nl__pobject(c, path, obj);
+	int rc = nl_scn__pobject(c, path, obj);
 	if (rc == 0)
-		rc = nl__prefs(c, path, obj);
+		rc = nl_scn__prefs(c, path, obj);
 	if (rc == 0 && json_object_array_add(c->sc->cluster, json_object_get(obj)) != 0) {
 		json_object_put(obj);
 		rc = nl_err_set(c->err, NL_ENOMEM, "out of memory");
@@ -380,7 +386,7 @@ static const char *object_problem(json_object *obj)
 	json_object *meta, *name;
 	if (!json_object_is_type(obj, json_type_object))
 		return "not a Kubernetes object";
-	if (!nl_scenario_kind(opt_string(obj, "kind"), opt_string(obj, "apiVersion")))
+	if (!nl_scn_kind(opt_string(obj, "kind"), opt_string(obj, "apiVersion")))
 		return "not a kind (and apiVersion) a scenario can create";
 	if (!json_object_object_get_ex(obj, "metadata", &meta) ||
 	    !json_object_object_get_ex(meta, "name", &name) ||
@@ -389,17 +395,18 @@ static const char *object_problem(json_object *obj)
 	return NULL;
 }
 
-static int include_file(nl__pctx *c, const char *path, json_object *item)
+static int include_file(nl_scn__pctx *c, const char *path, json_object *item)
 {
 	char p[NL__PATH_MAX], file[PATH_MAX];
 	json_object *name, *docs = NULL;
 	nl_err e = {0};
 	int rc;
-	if ((rc = nl__pkeys(c, path, item, (const char *const[]){"include", NULL}, NULL)) != 0)
+	if ((rc = nl_scn__pkeys(c, path, item, (const char *const[]){"include", NULL}, NULL)) != 0)
 		return rc;
 	json_object_object_get_ex(item, "include", &name);
-	nl__pkey(p, path, "include");
-	if ((rc = nl__pwant(c, p, name, json_type_string, "a manifest path under fixtures/")) != 0)
+	nl_scn__pkey(p, path, "include");
+	if ((rc = nl_scn__pwant(c, p, name, json_type_string, "a manifest path under fixtures/")) !=
+	    0)
 		return rc;
 	const char *rel = json_object_get_string(name);
 	if (rel[0] == '/' || !c->fixtures_dir)
@@ -407,25 +414,25 @@ static int include_file(nl__pctx *c, const char *path, json_object *item)
 	else
 		snprintf(file, sizeof(file), "%s/%s", c->fixtures_dir, rel);
 	if (nl_doc_load_file(&docs, file, &e) != 0)
-		return nl__pfail(c, p, "%s", e.msg);
+		return nl_scn__pfail(c, p, "%s", e.msg);
 	for (size_t i = 0; rc == 0 && i < json_object_array_length(docs); i++) {
 		json_object *obj = json_object_array_get_idx(docs, i);
 		const char *why = object_problem(obj);
-		rc = why ? nl__pfail(c, p, "%s: document %zu: %s", file, i + 1, why)
+		rc = why ? nl_scn__pfail(c, p, "%s: document %zu: %s", file, i + 1, why)
 		         : add_cluster_object(c, p, obj);
 	}
 	json_object_put(docs);
 	return rc;
 }
 
-static int parse_cluster(nl__pctx *c, json_object *v)
+static int parse_cluster(nl_scn__pctx *c, json_object *v)
 {
 	char p[NL__PATH_MAX];
-	int rc = nl__pwant(c, "cluster", v, json_type_array,
-	                   "a list of objects and {include: FILE} entries");
+	int rc = nl_scn__pwant(c, "cluster", v, json_type_array,
+	                       "a list of objects and {include: FILE} entries");
 	for (size_t i = 0; rc == 0 && i < json_object_array_length(v); i++) {
 		json_object *item = json_object_array_get_idx(v, i);
-		nl__pidx(p, "cluster", i);
+		nl_scn__pidx(p, "cluster", i);
 		if (json_object_is_type(item, json_type_object) &&
 		    json_object_object_get_ex(item, "include", NULL))
 			rc = include_file(c, p, item);
@@ -445,7 +452,7 @@ static const char *const config_keys[] = {"leaseDurationSeconds",
                                           "logVerbosity",
                                           NULL};
 
-static int check_agent_config(nl__pctx *c, json_object *agent)
+static int check_agent_config(nl_scn__pctx *c, json_object *agent)
 {
 	json_object *doc = json_object_new_object();
 	nl_nodelet_config *cfg = NULL;
@@ -463,13 +470,13 @@ static int check_agent_config(nl__pctx *c, json_object *agent)
 	const char *text = nl_json_compact(doc, &len);
 	if (nl_nodelet_config_parse(&cfg, text, len, "configuration", &e) != 0 ||
 	    nl_nodelet_config_validate(cfg, &e) != 0)
-		rc = nl__pfail(c, "agent", "%s", e.msg);
+		rc = nl_scn__pfail(c, "agent", "%s", e.msg);
 	nl_nodelet_config_free(cfg);
 	json_object_put(doc);
 	return rc;
 }
 
-static int parse_agent(nl__pctx *c, json_object *v)
+static int parse_agent(nl_scn__pctx *c, json_object *v)
 {
 	static const char *const keys[] = {"nodeName",
 	                                   "leaseName",
@@ -487,21 +494,22 @@ static int parse_agent(nl__pctx *c, json_object *v)
 	char p[NL__PATH_MAX];
 	json_object *x;
 	int rc;
-	if ((rc = nl__pwant(c, "agent", v, json_type_object, "a mapping with nodeName")) != 0 ||
-	    (rc = nl__pkeys(c, "agent", v, keys, required)) != 0)
+	if ((rc = nl_scn__pwant(c, "agent", v, json_type_object, "a mapping with nodeName")) != 0 ||
+	    (rc = nl_scn__pkeys(c, "agent", v, keys, required)) != 0)
 		return rc;
 	static const char *const strings[] = {"nodeName", "leaseName", "leaseNamespace"};
 	for (size_t i = 0; i < 3; i++)
 		if (json_object_object_get_ex(v, strings[i], &x) &&
-		    (rc = nl__pwant(c, nl__pkey(p, "agent", strings[i]), x, json_type_string,
-		                    "a string")) != 0)
+		    (rc = nl_scn__pwant(c, nl_scn__pkey(p, "agent", strings[i]), x,
+		                        json_type_string, "a string")) != 0)
 			return rc;
 	if (json_object_object_get_ex(v, "jitterSeed", &x) &&
 	    (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0))
-		return nl__pfail(c, nl__pkey(p, "agent", "jitterSeed"), "expected a number >= 0");
+		return nl_scn__pfail(c, nl_scn__pkey(p, "agent", "jitterSeed"),
+		                     "expected a number >= 0");
 	if (json_object_object_get_ex(v, "dynamicConfig", &x)) {
-		if ((rc = nl__pwant(c, nl__pkey(p, "agent", "dynamicConfig"), x, json_type_boolean,
-		                    "true or false")) != 0)
+		if ((rc = nl_scn__pwant(c, nl_scn__pkey(p, "agent", "dynamicConfig"), x,
+		                        json_type_boolean, "true or false")) != 0)
 			return rc;
 		c->sc->dynamic_config = json_object_get_boolean(x);
 	}
@@ -512,20 +520,20 @@ static int parse_agent(nl__pctx *c, json_object *v)
 	return 0;
 }
 
-static int parse_header(nl__pctx *c, json_object *doc)
+static int parse_header(nl_scn__pctx *c, json_object *doc)
 {
-	nl_scenario *sc = c->sc;
+	nl_scn_scenario *sc = c->sc;
 	json_object *v;
 	int rc = 0;
 	if (json_object_object_get_ex(doc, "name", &v)) {
-		if ((rc = nl__pwant(c, "name", v, json_type_string, "a name")) != 0)
+		if ((rc = nl_scn__pwant(c, "name", v, json_type_string, "a name")) != 0)
 			return rc;
 		free(sc->name);
 		if (!(sc->name = strdup(json_object_get_string(v))))
 			return nl_err_set(c->err, NL_ENOMEM, "out of memory");
 	}
 	if (json_object_object_get_ex(doc, "description", &v)) {
-		if ((rc = nl__pwant(c, "description", v, json_type_string, "a text")) != 0)
+		if ((rc = nl_scn__pwant(c, "description", v, json_type_string, "a text")) != 0)
 			return rc;
 		if (!(sc->description = strdup(json_object_get_string(v))))
 			return nl_err_set(c->err, NL_ENOMEM, "out of memory");
@@ -536,41 +544,41 @@ static int parse_header(nl__pctx *c, json_object *doc)
 	if (json_object_object_get_ex(doc, "requires", &v) && (rc = parse_requires(c, v)) != 0)
 		return rc;
 	if (json_object_object_get_ex(doc, "timeout", &v) &&
-	    (rc = nl__pduration(c, "timeout", v, 0, &sc->timeout_usec)) != 0)
+	    (rc = nl_scn__pduration(c, "timeout", v, 0, &sc->timeout_usec)) != 0)
 		return rc;
 	if (json_object_object_get_ex(doc, "seed", &v)) {
 		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
-			return nl__pfail(c, "seed", "expected a number >= 0");
+			return nl_scn__pfail(c, "seed", "expected a number >= 0");
 		sc->seed = (uint64_t)json_object_get_int64(v);
 	}
 	if (json_object_object_get_ex(doc, "startTime", &v) &&
 	    (!json_object_is_type(v, json_type_string) ||
 	     nl_time_parse(&sc->start_usec, json_object_get_string(v)) != 0))
-		return nl__pfail(c, "startTime", "expected an RFC 3339 time like %s",
-		                 NL_SCENARIO_DEFAULT_START);
+		return nl_scn__pfail(c, "startTime", "expected an RFC 3339 time like %s",
+		                     NL_SCENARIO_DEFAULT_START);
 	return 0;
 }
 
-static int parse_steps(nl__pctx *c, json_object *v)
+static int parse_steps(nl_scn__pctx *c, json_object *v)
 {
-	int rc = nl__pwant(c, "steps", v, json_type_array, "a list of steps");
+	int rc = nl_scn__pwant(c, "steps", v, json_type_array, "a list of steps");
 	if (rc != 0)
 		return rc;
 	size_t n = json_object_array_length(v);
 	if (n == 0)
-		return nl__pfail(c, "steps", "expected at least one step");
-	if (!(c->sc->steps = calloc(n, sizeof(nl_step))))
+		return nl_scn__pfail(c, "steps", "expected at least one step");
+	if (!(c->sc->steps = calloc(n, sizeof(nl_scn_step))))
 		return nl_err_set(c->err, NL_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		if ((rc = nl__parse_step(c, &c->sc->steps[i], json_object_array_get_idx(v, i),
-		                         i)) != 0)
+		if ((rc = nl_scn__parse_step(c, &c->sc->steps[i], json_object_array_get_idx(v, i),
+		                             i)) != 0)
 			return rc;
 		c->sc->nsteps++;
 	}
 	return 0;
 }
 
-static int parse_doc(nl__pctx *c, json_object *doc)
+static int parse_doc(nl_scn__pctx *c, json_object *doc)
 {
 	static const char *const keys[] = {"name",  "description", "tags", "requires", "timeout",
 	                                   "seed",  "startTime",   "vars", "server",   "cluster",
@@ -579,10 +587,11 @@ static int parse_doc(nl__pctx *c, json_object *doc)
 	json_object *v;
 	int rc;
 	if (!json_object_is_type(doc, json_type_object))
-		return nl__pfail(c, "",
-		                 "expected a scenario (a mapping with name and steps), got %s",
-		                 nl__ptype(doc));
-	if ((rc = nl__pkeys(c, "", doc, keys, required)) != 0 || (rc = parse_header(c, doc)) != 0)
+		return nl_scn__pfail(c, "",
+		                     "expected a scenario (a mapping with name and steps), got %s",
+		                     nl_scn__ptype(doc));
+	if ((rc = nl_scn__pkeys(c, "", doc, keys, required)) != 0 ||
+	    (rc = parse_header(c, doc)) != 0)
 		return rc;
 	json_object_object_add(c->defined, "now", json_object_new_boolean(1));
 	if (json_object_object_get_ex(doc, "vars", &v) && (rc = parse_vars(c, v)) != 0)
@@ -631,11 +640,11 @@ static char *default_name(const char *file)
 	return strndup(base, n);
 }
 
-int nl_scenario_parse(nl_scenario **out, const char *buf, size_t len, const char *file,
-                      const char *fixtures_dir, nl_err *err)
+int nl_scn_parse(nl_scn_scenario **out, const char *buf, size_t len, const char *file,
+                 const char *fixtures_dir, nl_err *err)
 {
-	nl_scenario *sc = calloc(1, sizeof(*sc));
-	nl__pctx c = {sc, err, fixtures_dir, json_object_new_object(), 0};
+	nl_scn_scenario *sc = calloc(1, sizeof(*sc));
+	nl_scn__pctx c = {sc, err, fixtures_dir, json_object_new_object(), 0};
 	nl_err e = {0};
 	int rc = NL_ENOMEM;
 	if (!sc || !c.defined || !(sc->file = strdup(file)) || !(sc->name = default_name(file)) ||
@@ -646,7 +655,7 @@ int nl_scenario_parse(nl_scenario **out, const char *buf, size_t len, const char
 	sc->timeout_usec = NL_SCENARIO_DEFAULT_TIMEOUT_USEC;
 	sc->seed = 1;
 	nl_time_parse(&sc->start_usec, NL_SCENARIO_DEFAULT_START);
-	if ((rc = nl_marks_parse(&sc->marks, buf, len, file, err)) != 0)
+	if ((rc = nl_scn_marks_parse(&sc->marks, buf, len, file, err)) != 0)
 		goto fail;
 	if ((rc = nl_doc_parse_one(&sc->doc, buf, len, file, &e)) != 0) {
 		rc = doc_error(err, &e, file);
@@ -659,23 +668,23 @@ int nl_scenario_parse(nl_scenario **out, const char *buf, size_t len, const char
 	return 0;
 fail:
 	json_object_put(c.defined);
-	nl_scenario_free(sc);
+	nl_scn_free(sc);
 	return rc;
 }
 
-int nl_scenario_load(nl_scenario **out, const char *file, const char *fixtures_dir, nl_err *err)
+int nl_scn_load(nl_scn_scenario **out, const char *file, const char *fixtures_dir, nl_err *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	int rc = nl_file_read(&buf, &len, file, SCENARIO_MAX_FILE, err);
 	if (rc != 0)
 		return rc;
-	rc = nl_scenario_parse(out, buf, len, file, fixtures_dir, err);
+	rc = nl_scn_parse(out, buf, len, file, fixtures_dir, err);
 	free(buf);
 	return rc;
 }
 
-void nl_scenario_free(nl_scenario *sc)
+void nl_scn_free(nl_scn_scenario *sc)
 {
 	if (!sc)
 		return;
@@ -685,16 +694,16 @@ void nl_scenario_free(nl_scenario *sc)
 	free(sc->steps);
 	json_object_put(sc->cluster);
 	json_object_put(sc->doc);
-	nl_marks_free(sc->marks);
+	nl_scn_marks_free(sc->marks);
 	free(sc->file);
 	free(sc->name);
 	free(sc->description);
 	free(sc);
 }
 
-void nl_scenario_where(char *out, size_t outlen, const nl_scenario *sc, const char *path)
+void nl_scn_where(char *out, size_t outlen, const nl_scn_scenario *sc, const char *path)
 {
 	int line = 1, col = 1;
-	nl_marks_find(sc->marks, path, &line, &col);
+	nl_scn_marks_find(sc->marks, path, &line, &col);
 	snprintf(out, outlen, "%s:%d", sc->file, line);
 }

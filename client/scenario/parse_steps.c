@@ -6,7 +6,7 @@
 
 static const struct {
 	const char *name;
-	nl_step_kind kind;
+	nl_scn_step_kind kind;
 	int bare; /* written without an argument */
 } steps[] = {
     {"fault", NL_STEP_FAULT, 0},     {"clearFaults", NL_STEP_CLEAR_FAULTS, 1},
@@ -33,7 +33,7 @@ static int find_step(const char *name)
 	return -1;
 }
 
-static int one_of(nl__pctx *c, const char *path, json_object *v, const char *const *allowed,
+static int one_of(nl_scn__pctx *c, const char *path, json_object *v, const char *const *allowed,
                   const char *list)
 {
 	if (json_object_is_type(v, json_type_string))
@@ -41,14 +41,14 @@ static int one_of(nl__pctx *c, const char *path, json_object *v, const char *con
 			if (strcmp(json_object_get_string(v), *allowed) == 0)
 				return 0;
 	if (json_object_is_type(v, json_type_string))
-		return nl__pfail(c, path, "expected %s, got \"%s\"", list,
-		                 json_object_get_string(v));
-	return nl__pfail(c, path, "expected %s, got %s", list, nl__ptype(v));
+		return nl_scn__pfail(c, path, "expected %s, got \"%s\"", list,
+		                     json_object_get_string(v));
+	return nl_scn__pfail(c, path, "expected %s, got %s", list, nl_scn__ptype(v));
 }
 
 /* --- faults -------------------------------------------------------------------------------- */
 
-static int parse_one_fault(nl__pctx *c, const char *path, json_object *f)
+static int parse_one_fault(nl_scn__pctx *c, const char *path, json_object *f)
 {
 	static const char *const keys[] = {"id", "match", "action", "times", "probability", NULL};
 	static const char *const match_keys[] = {
@@ -57,21 +57,21 @@ static int parse_one_fault(nl__pctx *c, const char *path, json_object *f)
 	char p[NL__PATH_MAX];
 	json_object *m, *a;
 	int rc;
-	if ((rc = nl__pwant(c, path, f, json_type_object,
-	                    "a fault (match, action, times) as the control API takes")) != 0 ||
-	    (rc = nl__pkeys(c, path, f, keys, required)) != 0)
+	if ((rc = nl_scn__pwant(c, path, f, json_type_object,
+	                        "a fault (match, action, times) as the control API takes")) != 0 ||
+	    (rc = nl_scn__pkeys(c, path, f, keys, required)) != 0)
 		return rc;
 	if (json_object_object_get_ex(f, "match", &m) &&
-	    ((rc = nl__pwant(c, nl__pkey(p, path, "match"), m, json_type_object, "a mapping")) !=
-	         0 ||
-	     (rc = nl__pkeys(c, p, m, match_keys, NULL)) != 0))
+	    ((rc = nl_scn__pwant(c, nl_scn__pkey(p, path, "match"), m, json_type_object,
+	                         "a mapping")) != 0 ||
+	     (rc = nl_scn__pkeys(c, p, m, match_keys, NULL)) != 0))
 		return rc;
 	json_object_object_get_ex(f, "action", &a);
-	return nl__pwant(c, nl__pkey(p, path, "action"), a, json_type_object,
-	                 "an action like {status: 500}");
+	return nl_scn__pwant(c, nl_scn__pkey(p, path, "action"), a, json_type_object,
+	                     "an action like {status: 500}");
 }
 
-static int parse_fault(nl__pctx *c, const char *path, json_object *v)
+static int parse_fault(nl_scn__pctx *c, const char *path, json_object *v)
 {
 	char p[NL__PATH_MAX];
 	int rc = 0;
@@ -79,13 +79,13 @@ static int parse_fault(nl__pctx *c, const char *path, json_object *v)
 	if (!json_object_is_type(v, json_type_array))
 		return parse_one_fault(c, path, v);
 	for (size_t i = 0; rc == 0 && i < json_object_array_length(v); i++)
-		rc = parse_one_fault(c, nl__pidx(p, path, i), json_object_array_get_idx(v, i));
+		rc = parse_one_fault(c, nl_scn__pidx(p, path, i), json_object_array_get_idx(v, i));
 	return rc;
 }
 
 /* --- writes and reads ------------------------------------------------------------------------ */
 
-static int parse_patch(nl__pctx *c, const char *path, json_object *v)
+static int parse_patch(nl_scn__pctx *c, const char *path, json_object *v)
 {
 	static const char *const extra[] = {"type",         "patch", "subresource",
 	                                    "fieldManager", "force", NULL};
@@ -93,29 +93,29 @@ static int parse_patch(nl__pctx *c, const char *path, json_object *v)
 	char p[NL__PATH_MAX];
 	json_object *x;
 	int rc;
-	if ((rc = nl__pobjref(c, path, v, extra)) != 0)
+	if ((rc = nl_scn__pobjref(c, path, v, extra)) != 0)
 		return rc;
 	if (!json_object_object_get_ex(v, "patch", &x))
-		return nl__pfail(c, path, "missing required field \"patch\"");
+		return nl_scn__pfail(c, path, "missing required field \"patch\"");
 	if (json_object_object_get_ex(v, "type", &x) &&
-	    (rc = one_of(c, nl__pkey(p, path, "type"), x, types,
+	    (rc = one_of(c, nl_scn__pkey(p, path, "type"), x, types,
 	                 "merge, strategic, json or apply")) != 0)
 		return rc;
 	if (json_object_object_get_ex(v, "subresource", &x) &&
-	    (rc = one_of(c, nl__pkey(p, path, "subresource"), x,
+	    (rc = one_of(c, nl_scn__pkey(p, path, "subresource"), x,
 	                 (const char *const[]){"status", NULL}, "status")) != 0)
 		return rc;
 	if (json_object_object_get_ex(v, "fieldManager", &x) &&
-	    (rc = nl__pwant(c, nl__pkey(p, path, "fieldManager"), x, json_type_string,
-	                    "a manager name")) != 0)
+	    (rc = nl_scn__pwant(c, nl_scn__pkey(p, path, "fieldManager"), x, json_type_string,
+	                        "a manager name")) != 0)
 		return rc;
 	if (json_object_object_get_ex(v, "force", &x))
-		return nl__pwant(c, nl__pkey(p, path, "force"), x, json_type_boolean,
-		                 "true or false");
+		return nl_scn__pwant(c, nl_scn__pkey(p, path, "force"), x, json_type_boolean,
+		                     "true or false");
 	return 0;
 }
 
-static int parse_delete(nl__pctx *c, const char *path, json_object *v)
+static int parse_delete(nl_scn__pctx *c, const char *path, json_object *v)
 {
 	static const char *const extra[] = {"preconditions", "propagationPolicy", NULL};
 	static const char *const policies[] = {"Orphan", "Background", "Foreground", NULL};
@@ -123,31 +123,31 @@ static int parse_delete(nl__pctx *c, const char *path, json_object *v)
 	char p[NL__PATH_MAX];
 	json_object *x;
 	int rc;
-	if ((rc = nl__pobjref(c, path, v, extra)) != 0)
+	if ((rc = nl_scn__pobjref(c, path, v, extra)) != 0)
 		return rc;
 	if (json_object_object_get_ex(v, "propagationPolicy", &x) &&
-	    (rc = one_of(c, nl__pkey(p, path, "propagationPolicy"), x, policies,
+	    (rc = one_of(c, nl_scn__pkey(p, path, "propagationPolicy"), x, policies,
 	                 "Orphan, Background or Foreground")) != 0)
 		return rc;
 	if (!json_object_object_get_ex(v, "preconditions", &x))
 		return 0;
-	nl__pkey(p, path, "preconditions");
-	if ((rc = nl__pwant(c, p, x, json_type_object, "a mapping of uid and resourceVersion")) !=
-	        0 ||
-	    (rc = nl__pkeys(c, p, x, pre_keys, NULL)) != 0)
+	nl_scn__pkey(p, path, "preconditions");
+	if ((rc = nl_scn__pwant(c, p, x, json_type_object,
+	                        "a mapping of uid and resourceVersion")) != 0 ||
+	    (rc = nl_scn__pkeys(c, p, x, pre_keys, NULL)) != 0)
 		return rc;
 	return 0;
 }
 
-static int positive_int(nl__pctx *c, const char *path, json_object *v)
+static int positive_int(nl_scn__pctx *c, const char *path, json_object *v)
 {
 	if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 1 &&
 	    json_object_get_int64(v) <= 1000000)
 		return 0;
-	return nl__pfail(c, path, "expected a number >= 1");
+	return nl_scn__pfail(c, path, "expected a number >= 1");
 }
 
-static int parse_watch(nl__pctx *c, const char *path, json_object *v)
+static int parse_watch(nl_scn__pctx *c, const char *path, json_object *v)
 {
 	static const char *const keys[] = {"kind",
 	                                   "apiVersion",
@@ -163,26 +163,26 @@ static int parse_watch(nl__pctx *c, const char *path, json_object *v)
 	char p[NL__PATH_MAX];
 	json_object *x;
 	int rc;
-	if ((rc = nl__pwant(c, path, v, json_type_object, "a mapping with kind")) != 0 ||
-	    (rc = nl__pkeys(c, path, v, keys, required)) != 0)
+	if ((rc = nl_scn__pwant(c, path, v, json_type_object, "a mapping with kind")) != 0 ||
+	    (rc = nl_scn__pkeys(c, path, v, keys, required)) != 0)
 		return rc;
 	json_object_object_get_ex(v, "kind", &x);
 	if (!json_object_is_type(x, json_type_string) ||
-	    !nl_scenario_kind(json_object_get_string(x), NULL))
-		return nl__pfail(c, nl__pkey(p, path, "kind"), "expected one of %s",
-		                 nl_scenario_kinds());
+	    !nl_scn_kind(json_object_get_string(x), NULL))
+		return nl_scn__pfail(c, nl_scn__pkey(p, path, "kind"), "expected one of %s",
+		                     nl_scn_kinds());
 	static const char *const strs[] = {"namespace", "resourceVersion", "labelSelector",
 	                                   "fieldSelector"};
 	for (size_t i = 0; i < 4; i++)
 		if (json_object_object_get_ex(v, strs[i], &x) &&
-		    (rc = nl__pwant(c, nl__pkey(p, path, strs[i]), x, json_type_string,
-		                    "a string")) != 0)
+		    (rc = nl_scn__pwant(c, nl_scn__pkey(p, path, strs[i]), x, json_type_string,
+		                        "a string")) != 0)
 			return rc;
 	if (json_object_object_get_ex(v, "events", &x) &&
-	    (rc = positive_int(c, nl__pkey(p, path, "events"), x)) != 0)
+	    (rc = positive_int(c, nl_scn__pkey(p, path, "events"), x)) != 0)
 		return rc;
 	if (json_object_object_get_ex(v, "timeoutSeconds", &x) &&
-	    (rc = positive_int(c, nl__pkey(p, path, "timeoutSeconds"), x)) != 0)
+	    (rc = positive_int(c, nl_scn__pkey(p, path, "timeoutSeconds"), x)) != 0)
 		return rc;
 	c->seen_watch = 1;
 	return 0;
@@ -190,15 +190,15 @@ static int parse_watch(nl__pctx *c, const char *path, json_object *v)
 
 /* --- the step -------------------------------------------------------------------------------- */
 
-static int needs_agent(nl__pctx *c, const char *path, const char *step)
+static int needs_agent(nl_scn__pctx *c, const char *path, const char *step)
 {
 	if (c->sc->agent)
 		return 0;
-	return nl__pfail(c, path, "%s needs an agent: add agent: with nodeName to the scenario",
-	                 step);
+	return nl_scn__pfail(c, path, "%s needs an agent: add agent: with nodeName to the scenario",
+	                     step);
 }
 
-static int parse_sync(nl__pctx *c, const char *path, nl_step *st)
+static int parse_sync(nl_scn__pctx *c, const char *path, nl_scn_step *st)
 {
 	static const char *const kinds[] = {"lease", "status", "config", "register", NULL};
 	int rc = one_of(c, path, st->arg, kinds, "lease, status, config or register");
@@ -210,13 +210,13 @@ static int parse_sync(nl__pctx *c, const char *path, nl_step *st)
 	           : strcmp(k, "config") == 0 ? NL_SYNC_CONFIG
 	                                      : NL_SYNC_REGISTER;
 	if (st->sync == NL_SYNC_CONFIG && !c->sc->dynamic_config)
-		return nl__pfail(c, path,
-		                 "sync: config needs the dynamic config controller: set "
-		                 "agent.dynamicConfig: true");
+		return nl_scn__pfail(c, path,
+		                     "sync: config needs the dynamic config controller: set "
+		                     "agent.dynamicConfig: true");
 	return 0;
 }
 
-static int parse_arg(nl__pctx *c, nl_step *st, const char *path)
+static int parse_arg(nl_scn__pctx *c, nl_scn_step *st, const char *path)
 {
 	switch (st->kind) {
 	case NL_STEP_FAULT:
@@ -224,19 +224,20 @@ static int parse_arg(nl__pctx *c, nl_step *st, const char *path)
 	case NL_STEP_CLEAR_FAULTS:
 		c->sc->requires
 		|= NL_REQ_FAULTS;
-		return st->arg ? nl__pwant(c, path, st->arg, json_type_string, "a fault id") : 0;
+		return st->arg ? nl_scn__pwant(c, path, st->arg, json_type_string, "a fault id")
+		               : 0;
 	case NL_STEP_APPLY:
 	case NL_STEP_CREATE:
 	case NL_STEP_UPDATE:
-		return nl__pobject(c, path, st->arg);
+		return nl_scn__pobject(c, path, st->arg);
 	case NL_STEP_PATCH:
 		return parse_patch(c, path, st->arg);
 	case NL_STEP_DELETE:
 		return parse_delete(c, path, st->arg);
 	case NL_STEP_GET: {
-		int rc = nl__pobjref(c, path, st->arg, (const char *const[]){"as", NULL});
+		int rc = nl_scn__pobjref(c, path, st->arg, (const char *const[]){"as", NULL});
 		if (rc == 0 && !json_object_object_get_ex(st->arg, "as", NULL))
-			rc = nl__pfail(c, path, "missing required field \"as\"");
+			rc = nl_scn__pfail(c, path, "missing required field \"as\"");
 		return rc;
 	}
 	case NL_STEP_WATCH:
@@ -246,49 +247,49 @@ static int parse_arg(nl__pctx *c, nl_step *st, const char *path)
 	case NL_STEP_START:
 	case NL_STEP_STOP:
 	case NL_STEP_RESTART:
-		return needs_agent(c, path, nl_step_name(st->kind));
+		return needs_agent(c, path, nl_scn_step_name(st->kind));
 	case NL_STEP_ADVANCE:
 		c->sc->requires
 		|= NL_REQ_VIRTUAL_TIME;
-		return nl__pduration(c, path, st->arg, 1, &st->usec);
+		return nl_scn__pduration(c, path, st->arg, 1, &st->usec);
 	case NL_STEP_RUN:
-		return nl__pduration(c, path, st->arg, 1, &st->usec);
+		return nl_scn__pduration(c, path, st->arg, 1, &st->usec);
 	case NL_STEP_RESTART_SERVER:
 		c->sc->requires
 		|= NL_REQ_EMBEDDED;
 		return 0;
 	case NL_STEP_EXPECT:
-		return nl__parse_expect(c, st, st->arg);
+		return nl_scn__parse_expect(c, st, st->arg);
 	}
 	return 0;
 }
 
 /* `as:` of get and watch: defined once the step itself has been checked. */
-static int define_capture(nl__pctx *c, nl_step *st, const char *path)
+static int define_capture(nl_scn__pctx *c, nl_scn_step *st, const char *path)
 {
 	char p[NL__PATH_MAX];
 	json_object *as;
 	if ((st->kind != NL_STEP_GET && st->kind != NL_STEP_WATCH) ||
 	    !json_object_object_get_ex(st->arg, "as", &as))
 		return 0;
-	return nl__pdefine(c, nl__pkey(p, path, "as"), as);
+	return nl_scn__pdefine(c, nl_scn__pkey(p, path, "as"), as);
 }
 
-int nl__parse_step(nl__pctx *c, nl_step *out, json_object *v, size_t index)
+int nl_scn__parse_step(nl_scn__pctx *c, nl_scn_step *out, json_object *v, size_t index)
 {
 	char path[NL__PATH_MAX];
 	const char *name = NULL;
 	json_object *arg = NULL;
 	int rc, i;
-	nl__pidx(path, "steps", index);
+	nl_scn__pidx(path, "steps", index);
 	if (json_object_is_type(v, json_type_string)) {
 		name = json_object_get_string(v);
 		if ((i = find_step(name)) >= 0 && !steps[i].bare)
-			return nl__pfail(c, path, "%s needs a value, as in \"- %s: ...\"", name,
-			                 name);
+			return nl_scn__pfail(c, path, "%s needs a value, as in \"- %s: ...\"", name,
+			                     name);
 	} else if (json_object_is_type(v, json_type_object)) {
 		if (json_object_object_length(v) != 1)
-			return nl__pfail(
+			return nl_scn__pfail(
 			    c, path,
 			    "expected one step per list item, got %d keys (start each step "
 			    "with '-')",
@@ -300,22 +301,23 @@ int nl__parse_step(nl__pctx *c, nl_step *out, json_object *v, size_t index)
 			arg = val;
 		}
 		snprintf(item, sizeof(item), "%s", path);
-		nl__pkey(path, item, name);
+		nl_scn__pkey(path, item, name);
 	} else {
-		return nl__pfail(c, path, "expected a step (%s), got %s", STEP_LIST, nl__ptype(v));
+		return nl_scn__pfail(c, path, "expected a step (%s), got %s", STEP_LIST,
+		                     nl_scn__ptype(v));
 	}
 	if ((i = find_step(name)) < 0)
-		return nl__pfail(c, path, "expected a step (%s), got \"%s\"", STEP_LIST, name);
+		return nl_scn__pfail(c, path, "expected a step (%s), got \"%s\"", STEP_LIST, name);
 	memset(out, 0, sizeof(*out));
 	out->kind = steps[i].kind;
 	out->arg = arg;
 	snprintf(out->path, sizeof(out->path), "steps[%zu]", index);
 	if (steps[i].bare && arg && out->kind != NL_STEP_CLEAR_FAULTS)
-		return nl__pfail(c, path, "%s takes no value", name);
+		return nl_scn__pfail(c, path, "%s takes no value", name);
 	if (!steps[i].bare && !arg)
-		return nl__pfail(c, path, "%s needs a value", name);
+		return nl_scn__pfail(c, path, "%s needs a value", name);
 	/* References first: a step cannot use what it captures itself. */
-	if ((rc = nl__prefs(c, path, arg)) != 0 || (rc = parse_arg(c, out, path)) != 0)
+	if ((rc = nl_scn__prefs(c, path, arg)) != 0 || (rc = parse_arg(c, out, path)) != 0)
 		return rc;
 	return define_capture(c, out, path);
 }

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-void nl_report_tap_plan(FILE *f, size_t n)
+void nl_scn_report_tap_plan(FILE *f, size_t n)
 {
 	fprintf(f, "TAP version 13\n1..%zu\n", n);
 	fflush(f);
@@ -23,9 +23,10 @@ static void block(FILE *f, const char *key, const char *text)
 	}
 }
 
-void nl_report_tap_item(FILE *f, const nl_suite_item *it, size_t number, nl_report_counts *c)
+void nl_scn_report_tap_item(FILE *f, const nl_scn_suite_item *it, size_t number,
+                            nl_scn_report_counts *c)
 {
-	const nl_run_result *r = &it->result;
+	const nl_scn_run_result *r = &it->result;
 	switch (r->outcome) {
 	case NL_OUTCOME_PASS:
 		c->passed++;
@@ -49,7 +50,7 @@ void nl_report_tap_item(FILE *f, const nl_suite_item *it, size_t number, nl_repo
 	fflush(f);
 }
 
-void nl_report_summary(FILE *f, const nl_report_counts *c)
+void nl_scn_report_summary(FILE *f, const nl_scn_report_counts *c)
 {
 	fprintf(f, "%zu passed, %zu failed, %zu skipped\n", c->passed, c->failed, c->skipped);
 	fflush(f);
@@ -79,15 +80,15 @@ static void xml_text(FILE *f, const char *s)
 	}
 }
 
-int nl_report_junit(const char *path, const nl_suite *s, nl_err *err)
+int nl_scn_report_junit(const char *path, const nl_scn_suite *s, nl_err *err)
 {
-	nl_report_counts c = {0};
+	nl_scn_report_counts c = {0};
 	double total = 0;
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return nl_err_set(err, NL_EIO, "%s: %s", path, strerror(errno));
 	for (size_t i = 0; i < s->n; i++) {
-		nl_outcome o = s->items[i].result.outcome;
+		nl_scn_outcome o = s->items[i].result.outcome;
 		c.failed += o == NL_OUTCOME_FAIL;
 		c.skipped += o == NL_OUTCOME_SKIP;
 		total += s->items[i].seconds;
@@ -98,7 +99,7 @@ int nl_report_junit(const char *path, const nl_suite *s, nl_err *err)
 	        "errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
 	        s->n, c.failed, c.skipped, total);
 	for (size_t i = 0; i < s->n; i++) {
-		const nl_suite_item *it = &s->items[i];
+		const nl_scn_suite_item *it = &s->items[i];
 		fputs("  <testcase classname=\"", f);
 		xml_text(f, it->file);
 		fputs("\" name=\"", f);

@@ -10,14 +10,15 @@
 
 typedef struct {
 	size_t passed, failed, skipped;
-} nl_report_counts;
+} nl_scn_report_counts;
 
-void nl_report_tap_plan(FILE *f, size_t n);
+void nl_scn_report_tap_plan(FILE *f, size_t n);
 /* One scenario (number is 1-based); counts are updated. */
-void nl_report_tap_item(FILE *f, const nl_suite_item *it, size_t number, nl_report_counts *c);
+void nl_scn_report_tap_item(FILE *f, const nl_scn_suite_item *it, size_t number,
+                            nl_scn_report_counts *c);
 /* "N passed, N failed, N skipped". */
-void nl_report_summary(FILE *f, const nl_report_counts *c);
+void nl_scn_report_summary(FILE *f, const nl_scn_report_counts *c);
 /* Write the suite as JUnit XML to path. NL_EIO with err set. */
-int nl_report_junit(const char *path, const nl_suite *s, nl_err *err);
+int nl_scn_report_junit(const char *path, const nl_scn_suite *s, nl_err *err);
 
 #endif

@@ -22,7 +22,7 @@ static int copy_token(char *out, size_t outlen, const char *tok, size_t len)
 	return 0;
 }
 
-static int parse_target(nl_reqpat *p, const char *tok, size_t len)
+static int parse_target(nl_scn_reqpat *p, const char *tok, size_t len)
 {
 	const char *slash = memchr(tok, '/', len);
 	if (!slash)
@@ -39,7 +39,7 @@ static int parse_target(nl_reqpat *p, const char *tok, size_t len)
 	return copy_token(p->subresource, sizeof(p->subresource), sub + 1, (size_t)(end - sub - 1));
 }
 
-static int parse_code(nl_reqpat *p, const char *tok, size_t len)
+static int parse_code(nl_scn_reqpat *p, const char *tok, size_t len)
 {
 	if (len == 0 || len > 3)
 		return NL_EPARSE;
@@ -49,7 +49,7 @@ static int parse_code(nl_reqpat *p, const char *tok, size_t len)
 	return copy_token(p->code, sizeof(p->code), tok, len);
 }
 
-static int parse_timing(nl_reqpat *p, const char *tok, size_t len)
+static int parse_timing(nl_scn_reqpat *p, const char *tok, size_t len)
 {
 	char d[64];
 	if (len < 2 || copy_token(d, sizeof(d), tok + 1, len - 1) != 0 ||
@@ -59,9 +59,9 @@ static int parse_timing(nl_reqpat *p, const char *tok, size_t len)
 	return 0;
 }
 
-int nl_reqpat_parse(nl_reqpat *out, const char *s, nl_err *err)
+int nl_scn_reqpat_parse(nl_scn_reqpat *out, const char *s, nl_err *err)
 {
-	nl_reqpat p;
+	nl_scn_reqpat p;
 	const char *tok[5];
 	size_t len[5], n = 0;
 	memset(&p, 0, sizeof(p));
@@ -119,7 +119,7 @@ static int entry_code(json_object *entry)
 	return json_object_object_get_ex(entry, "code", &v) ? json_object_get_int(v) : 0;
 }
 
-int nl_reqpat_match(const nl_reqpat *p, json_object *entry, int64_t prev_t)
+int nl_scn_reqpat_match(const nl_scn_reqpat *p, json_object *entry, int64_t prev_t)
 {
 	char code[16];
 	if (fnmatch(p->verb, field(entry, "verb"), 0) != 0 ||
@@ -140,8 +140,8 @@ int nl_reqpat_match(const nl_reqpat *p, json_object *entry, int64_t prev_t)
 	return 1;
 }
 
-void nl_reqpat_describe(char *out, size_t outlen, json_object *entry, int64_t prev_t,
-                        int with_timing)
+void nl_scn_reqpat_describe(char *out, size_t outlen, json_object *entry, int64_t prev_t,
+                            int with_timing)
 {
 	char d[NL_DURATION_BUFSZ] = "";
 	const char *name = field(entry, "name"), *sub = field(entry, "subresource");

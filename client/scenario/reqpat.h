@@ -30,16 +30,16 @@ typedef struct {
 	char code[8]; /* "" = any */
 	char timing;  /* 0, '+' (since the previous request) or '@' (since the start) */
 	int64_t at;   /* the timing's duration */
-} nl_reqpat;
+} nl_scn_reqpat;
 
 /* NL_EPARSE with "request pattern \"...\": ..." in err. */
-int nl_reqpat_parse(nl_reqpat *out, const char *s, nl_err *err);
+int nl_scn_reqpat_parse(nl_scn_reqpat *out, const char *s, nl_err *err);
 /* Whether entry matches; prev_t is the time ("t") the '+' timing counts
  * from. */
-int nl_reqpat_match(const nl_reqpat *p, json_object *entry, int64_t prev_t);
+int nl_scn_reqpat_match(const nl_scn_reqpat *p, json_object *entry, int64_t prev_t);
 /* An entry as a pattern would name it exactly: "get leases/edge-1 404
  * +200ms" (the timing only when with_timing). */
-void nl_reqpat_describe(char *out, size_t outlen, json_object *entry, int64_t prev_t,
-                        int with_timing);
+void nl_scn_reqpat_describe(char *out, size_t outlen, json_object *entry, int64_t prev_t,
+                            int with_timing);
 
 #endif

@@ -18,7 +18,7 @@
 
 /* --- failures ---------------------------------------------------------------------------- */
 
-int nl__run_fail(nl__run *r, const nl_step *st, const char *path, const char *fmt, ...)
+int nl_scn__run_fail(nl_scn__run *r, const nl_scn_step *st, const char *path, const char *fmt, ...)
 {
 	char msg[1500], where[600];
 	va_list ap;
@@ -27,7 +27,7 @@ int nl__run_fail(nl__run *r, const nl_step *st, const char *path, const char *fm
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	nl_scenario_where(where, sizeof(where), r->sc, path ? path : st ? st->path : "");
+	nl_scn_where(where, sizeof(where), r->sc, path ? path : st ? st->path : "");
 	if (st)
 		snprintf(r->message, sizeof(r->message), "%s (%s): %s", path ? path : st->path,
 		         where, msg);
@@ -38,9 +38,9 @@ int nl__run_fail(nl__run *r, const nl_step *st, const char *path, const char *fm
 	return 1;
 }
 
-int nl_scenario_skip_reason(char *out, size_t outlen, const nl_scenario *sc, nl_target_kind k)
+int nl_scn_skip_reason(char *out, size_t outlen, const nl_scn_scenario *sc, nl_scn_target_kind k)
 {
-	unsigned missing = sc->requires & ~nl_target_provides(k);
+	unsigned missing = sc->requires & ~nl_scn_target_provides(k);
 	size_t n = 0;
 	if (!missing)
 		return 0;
@@ -48,20 +48,20 @@ int nl_scenario_skip_reason(char *out, size_t outlen, const nl_scenario *sc, nl_
 	for (unsigned bit = 1; bit <= NL_REQ_ALL && n < outlen; bit <<= 1)
 		if (missing & bit)
 			n += (size_t)snprintf(out + n, outlen - n, "%s %s", n > 8 ? "," : "",
-			                      nl_req_name(bit));
+			                      nl_scn_req_name(bit));
 	if (n < outlen)
-		snprintf(out + n, outlen - n, " (not available with %s)", nl_target_name(k));
+		snprintf(out + n, outlen - n, " (not available with %s)", nl_scn_target_name(k));
 	return 1;
 }
 
 /* --- time -------------------------------------------------------------------------------- */
 
-int64_t nl__run_now(nl__run *r)
+int64_t nl_scn__run_now(nl_scn__run *r)
 {
 	return nl_clock_now(r->clock) - r->t0;
 }
 
-static nl_loop *agent_loop(nl__run *r)
+static nl_loop *agent_loop(nl_scn__run *r)
 {
 	return r->agent ? nl_client_loop(nl_agent_client(nl_scn_agent_agent(r->agent))) : NULL;
 }
@@ -74,7 +74,7 @@ static void stop_loop(void *payload)
 /* Virtual time: between timers, let the agent's loop finish whatever is in
  * flight (async calls, watch events) before the clock moves on, so the
  * order of events never depends on the machine's speed. */
-static int pass_virtual(nl__run *r, int64_t usec)
+static int pass_virtual(nl_scn__run *r, int64_t usec)
 {
 	nl_loop *loop = agent_loop(r);
 	int64_t end = nl_clock_now(r->clock) + usec, due;
@@ -96,7 +96,7 @@ static int pass_virtual(nl__run *r, int64_t usec)
 	}
 }
 
-int nl__run_pass_time(nl__run *r, int64_t usec)
+int nl_scn__run_pass_time(nl_scn__run *r, int64_t usec)
 {
 	if (r->fake)
 		return pass_virtual(r, usec);
@@ -113,21 +113,21 @@ int nl__run_pass_time(nl__run *r, int64_t usec)
 
 /* --- variables ----------------------------------------------------------------------------- */
 
-int nl__run_expand(json_object **out, nl__run *r, const nl_step *st, const char *path,
-                   json_object *tmpl)
+int nl_scn__run_expand(json_object **out, nl_scn__run *r, const nl_scn_step *st, const char *path,
+                       json_object *tmpl)
 {
 	char now[NL_TIME_BUFSZ];
 	nl_err err = {0};
 	nl_time_format_micro(now, nl_clock_now(r->clock));
 	json_object_object_add(r->vars, "now", json_object_new_string(now));
-	if (nl_vars_expand(out, tmpl, r->vars, &err) == 0)
+	if (nl_scn_vars_expand(out, tmpl, r->vars, &err) == 0)
 		return 0;
-	return nl__run_fail(r, st, path, "%s", err.msg);
+	return nl_scn__run_fail(r, st, path, "%s", err.msg);
 }
 
 /* --- the cluster and the runner's writes ------------------------------------------------ */
 
-static void remember_created(nl__run *r, json_object *obj)
+static void remember_created(nl_scn__run *r, json_object *obj)
 {
 	json_object *ref = json_object_new_object();
 	json_object_object_add(ref, "kind", json_object_get(json_object_object_get(obj, "kind")));
@@ -139,23 +139,23 @@ static void remember_created(nl__run *r, json_object *obj)
 }
 
 /* A write's failure becomes the step's error; an expect may claim it. */
-static void step_error(nl__run *r, const nl_step *st, int rc, const nl_result *res)
+static void step_error(nl_scn__run *r, const nl_scn_step *st, int rc, const nl_result *res)
 {
 	json_object_put(r->error);
-	r->error = nl_obj_error(rc, res);
+	r->error = nl_scn_obj_error(rc, res);
 	r->error_step = st;
 }
 
 /* What a cluster does within milliseconds of a write: the garbage
  * collector runs; the agent's informers see the Node and its ConfigMap. */
-static void after_write(nl__run *r)
+static void after_write(nl_scn__run *r)
 {
-	nl_target_tick(r->target);
+	nl_scn_target_tick(r->target);
 	if (r->agent)
 		nl_scn_agent_observe(r->agent, r->client);
 }
 
-static int load_cluster(nl__run *r)
+static int load_cluster(nl_scn__run *r)
 {
 	char path[64];
 	for (size_t i = 0; i < json_object_array_length(r->sc->cluster); i++) {
@@ -163,15 +163,15 @@ static int load_cluster(nl__run *r)
 		nl_result res = NL_RESULT_INIT;
 		int created = 0;
 		snprintf(path, sizeof(path), "cluster[%zu]", i);
-		if (nl__run_expand(&obj, r, NULL, path,
-		                   json_object_array_get_idx(r->sc->cluster, i)))
+		if (nl_scn__run_expand(&obj, r, NULL, path,
+		                       json_object_array_get_idx(r->sc->cluster, i)))
 			return 1;
-		int rc = nl_obj_apply(&stored, &created, r->client, obj, &res);
+		int rc = nl_scn_obj_apply(&stored, &created, r->client, obj, &res);
 		if (rc != 0)
-			nl__run_fail(r, NULL, path, "cannot create %s %s: %s",
-			             json_object_get_string(json_object_object_get(obj, "kind")),
-			             nl_meta_name(obj),
-			             res.message[0] ? res.message : nl_strerror(rc));
+			nl_scn__run_fail(
+			    r, NULL, path, "cannot create %s %s: %s",
+			    json_object_get_string(json_object_object_get(obj, "kind")),
+			    nl_meta_name(obj), res.message[0] ? res.message : nl_strerror(rc));
 		else if (created)
 			remember_created(r, stored);
 		nl_result_clear(&res);
@@ -180,34 +180,34 @@ static int load_cluster(nl__run *r)
 		if (r->failed)
 			return 1;
 	}
-	nl_target_tick(r->target);
+	nl_scn_target_tick(r->target);
 	return 0;
 }
 
-static int write_step(nl__run *r, const nl_step *st, json_object *arg)
+static int write_step(nl_scn__run *r, const nl_scn_step *st, json_object *arg)
 {
 	json_object *stored = NULL;
 	nl_result res = NL_RESULT_INIT;
 	int created = 0, rc;
 	switch (st->kind) {
 	case NL_STEP_APPLY:
-		rc = nl_obj_apply(&stored, &created, r->client, arg, &res);
+		rc = nl_scn_obj_apply(&stored, &created, r->client, arg, &res);
 		break;
 	case NL_STEP_CREATE:
-		rc = nl_obj_create(&stored, r->client, arg, &res);
+		rc = nl_scn_obj_create(&stored, r->client, arg, &res);
 		created = rc == 0;
 		break;
 	case NL_STEP_UPDATE:
 		/* A Lease may be created by an update. */
-		rc = nl_obj_update(&stored, r->client, arg, &res);
+		rc = nl_scn_obj_update(&stored, r->client, arg, &res);
 		created = rc == 0 && res.http_status == 201;
 		break;
 	case NL_STEP_PATCH:
-		rc = nl_obj_patch(&stored, r->client, arg, &res);
+		rc = nl_scn_obj_patch(&stored, r->client, arg, &res);
 		created = rc == 0 && res.http_status == 201;
 		break;
 	default:
-		rc = nl_obj_delete(r->client, arg, &res);
+		rc = nl_scn_obj_delete(r->client, arg, &res);
 		break;
 	}
 	if (rc != 0)
@@ -220,22 +220,22 @@ static int write_step(nl__run *r, const nl_step *st, json_object *arg)
 	return 0;
 }
 
-static int read_step(nl__run *r, const nl_step *st, json_object *arg)
+static int read_step(nl_scn__run *r, const nl_scn_step *st, json_object *arg)
 {
 	json_object *got = NULL, *as;
 	nl_result res = NL_RESULT_INIT;
-	nl_objref ref;
+	nl_scn_objref ref;
 	int rc;
 	if (st->kind == NL_STEP_WATCH) {
-		rc = nl_obj_watch(&got, r->client, arg, &res);
+		rc = nl_scn_obj_watch(&got, r->client, arg, &res);
 		if (rc == 0) {
 			json_object_put(r->events);
 			r->events = json_object_get(got);
 		}
 	} else {
-		rc = nl_objref_from_ref(&ref, arg);
+		rc = nl_scn_objref_from_ref(&ref, arg);
 		if (rc == 0)
-			rc = nl_obj_get(&got, r->client, &ref, &res);
+			rc = nl_scn_obj_get(&got, r->client, &ref, &res);
 	}
 	if (rc != 0)
 		step_error(r, st, rc, &res);
@@ -250,7 +250,7 @@ static int read_step(nl__run *r, const nl_step *st, json_object *arg)
 
 /* A scenario's faults hit the agent unless they say otherwise: the
  * runner's own requests (setup, expectations) must not be faulted. */
-static int add_fault(nl__run *r, const nl_step *st, json_object *f)
+static int add_fault(nl_scn__run *r, const nl_scn_step *st, json_object *f)
 {
 	json_object *m;
 	nl_err err = {0};
@@ -260,18 +260,18 @@ static int add_fault(nl__run *r, const nl_step *st, json_object *f)
 	}
 	if (!json_object_object_get_ex(m, "userAgent", NULL))
 		json_object_object_add(m, "userAgent", json_object_new_string("nodelet/"));
-	if (nl_target_add_fault(r->target, f, &err) != 0)
-		return nl__run_fail(r, st, NULL, "the server refused the fault: %s", err.msg);
+	if (nl_scn_target_add_fault(r->target, f, &err) != 0)
+		return nl_scn__run_fail(r, st, NULL, "the server refused the fault: %s", err.msg);
 	return 0;
 }
 
-static int fault_step(nl__run *r, const nl_step *st, json_object *arg)
+static int fault_step(nl_scn__run *r, const nl_scn_step *st, json_object *arg)
 {
 	nl_err err = {0};
 	if (st->kind == NL_STEP_CLEAR_FAULTS) {
 		const char *id = arg ? json_object_get_string(arg) : NULL;
-		if (nl_target_clear_faults(r->target, id, &err) != 0)
-			return nl__run_fail(r, st, NULL, "%s", err.msg);
+		if (nl_scn_target_clear_faults(r->target, id, &err) != 0)
+			return nl_scn__run_fail(r, st, NULL, "%s", err.msg);
 		return 0;
 	}
 	if (!json_object_is_type(arg, json_type_array))
@@ -286,7 +286,7 @@ static int fault_step(nl__run *r, const nl_step *st, json_object *arg)
 
 /* Fire what is due now, including what those timers schedule for now (a
  * registration schedules the first status report at once). */
-static void run_due_now(nl__run *r)
+static void run_due_now(nl_scn__run *r)
 {
 	int64_t due;
 	if (!r->fake) {
@@ -300,7 +300,7 @@ static void run_due_now(nl__run *r)
 	}
 }
 
-static int agent_step(nl__run *r, const nl_step *st)
+static int agent_step(nl_scn__run *r, const nl_scn_step *st)
 {
 	nl_err err = {0};
 	int rc;
@@ -315,8 +315,8 @@ static int agent_step(nl__run *r, const nl_step *st)
 		return 0;
 	case NL_STEP_START:
 		if ((rc = nl_scn_agent_start(r->agent)) != 0)
-			return nl__run_fail(r, st, NULL, "cannot start the agent: %s",
-			                    nl_strerror(rc));
+			return nl_scn__run_fail(r, st, NULL, "cannot start the agent: %s",
+			                        nl_strerror(rc));
 		/* Its first round happens at once. */
 		run_due_now(r);
 		return 0;
@@ -325,8 +325,8 @@ static int agent_step(nl__run *r, const nl_step *st)
 		return 0;
 	default:
 		if (nl_scn_agent_restart(r->agent, &err) != 0)
-			return nl__run_fail(r, st, NULL, "the agent does not start again: %s",
-			                    err.msg);
+			return nl_scn__run_fail(r, st, NULL, "the agent does not start again: %s",
+			                        err.msg);
 		run_due_now(r);
 		return 0;
 	}
@@ -334,31 +334,32 @@ static int agent_step(nl__run *r, const nl_step *st)
 
 /* --- steps ---------------------------------------------------------------------------------- */
 
-static int run_step(nl__run *r, const nl_step *st)
+static int run_step(nl_scn__run *r, const nl_scn_step *st)
 {
 	json_object *arg = NULL;
 	nl_err err = {0};
 	int rc = 0;
 	if (st->kind != NL_STEP_EXPECT && r->error) {
 		/* Nobody expected the previous step's failure. */
-		const nl_step *bad = r->error_step;
-		return nl__run_fail(
-		    r, bad, NULL, "%s failed: %s", nl_step_name(bad->kind),
+		const nl_scn_step *bad = r->error_step;
+		return nl_scn__run_fail(
+		    r, bad, NULL, "%s failed: %s", nl_scn_step_name(bad->kind),
 		    json_object_get_string(json_object_object_get(r->error, "message")));
 	}
 	switch (st->kind) {
 	case NL_STEP_EXPECT:
-		return nl__run_expect(r, st);
+		return nl_scn__run_expect(r, st);
 	case NL_STEP_ADVANCE:
-		return nl_clock_advance(r->clock, st->usec) ? nl__run_fail(r, st, NULL, "no clock")
-		                                            : 0;
+		return nl_clock_advance(r->clock, st->usec)
+		           ? nl_scn__run_fail(r, st, NULL, "no clock")
+		           : 0;
 	case NL_STEP_RUN:
-		return nl__run_pass_time(r, st->usec) < 0
-		           ? nl__run_fail(r, st, NULL, "the agent's loop failed")
+		return nl_scn__run_pass_time(r, st->usec) < 0
+		           ? nl_scn__run_fail(r, st, NULL, "the agent's loop failed")
 		           : 0;
 	case NL_STEP_RESTART_SERVER:
-		if (nl_target_restart_server(r->target, &err) != 0)
-			return nl__run_fail(r, st, NULL, "%s", err.msg);
+		if (nl_scn_target_restart_server(r->target, &err) != 0)
+			return nl_scn__run_fail(r, st, NULL, "%s", err.msg);
 		return 0;
 	case NL_STEP_SYNC:
 	case NL_STEP_START:
@@ -368,7 +369,7 @@ static int run_step(nl__run *r, const nl_step *st)
 	default:
 		break;
 	}
-	if (st->arg && nl__run_expand(&arg, r, st, NULL, st->arg))
+	if (st->arg && nl_scn__run_expand(&arg, r, st, NULL, st->arg))
 		return 1;
 	switch (st->kind) {
 	case NL_STEP_FAULT:
@@ -391,10 +392,10 @@ static int run_step(nl__run *r, const nl_step *st)
 
 /* The same virtual timeline on both virtual targets, so a scenario sees
  * the same renewTimes; a running server's journal is on its real clock. */
-static int make_clock(nl__run *r)
+static int make_clock(nl_scn__run *r)
 {
 	int rc;
-	r->fake = nl_target_virtual(r->o->target.kind);
+	r->fake = nl_scn_target_virtual(r->o->target.kind);
 	rc = r->fake ? nl_clock_new_fake(&r->clock, r->sc->start_usec)
 	             : nl_clock_new_real(&r->clock);
 	if (rc != 0)
@@ -404,16 +405,16 @@ static int make_clock(nl__run *r)
 	return 0;
 }
 
-static int make_client(nl__run *r, nl_err *err)
+static int make_client(nl_scn__run *r, nl_err *err)
 {
 	nl_client_options co;
 	nl_client_options_init(&co);
 	co.qps = -1;
 	co.user_agent = "nodelet-scenario/" PACKAGE_VERSION;
-	return nl_client_new(&r->client, nl_target_rest_config(r->target), &co, err);
+	return nl_client_new(&r->client, nl_scn_target_rest_config(r->target), &co, err);
 }
 
-static int make_agent(nl__run *r, nl_err *err)
+static int make_agent(nl_scn__run *r, nl_err *err)
 {
 	if (r->sc->dynamic_config) {
 		const char *tmp = getenv("TMPDIR");
@@ -426,25 +427,25 @@ static int make_agent(nl__run *r, nl_err *err)
 		}
 	}
 	r->agent_opts.sc = r->sc;
-	r->agent_opts.cfg = nl_target_rest_config(r->target);
+	r->agent_opts.cfg = nl_scn_target_rest_config(r->target);
 	r->agent_opts.clock = r->clock;
 	r->agent_opts.dynamic_config_dir = r->dyn_dir[0] ? r->dyn_dir : NULL;
 	return nl_scn_agent_new(&r->agent, &r->agent_opts, err);
 }
 
-static int setup(nl__run *r)
+static int setup(nl_scn__run *r)
 {
 	nl_err err = {0};
 	json_object *v;
 	if (make_clock(r) != 0)
-		return nl__run_fail(r, NULL, NULL, "cannot create the clock");
-	if (nl_target_start(&r->target, &r->o->target, r->sc, r->clock, &err) != 0)
-		return nl__run_fail(r, NULL, NULL, "cannot start %s: %s",
-		                    nl_target_name(r->o->target.kind), err.msg);
+		return nl_scn__run_fail(r, NULL, NULL, "cannot create the clock");
+	if (nl_scn_target_start(&r->target, &r->o->target, r->sc, r->clock, &err) != 0)
+		return nl_scn__run_fail(r, NULL, NULL, "cannot start %s: %s",
+		                        nl_scn_target_name(r->o->target.kind), err.msg);
 	if (make_client(r, &err) != 0)
-		return nl__run_fail(r, NULL, NULL, "%s", err.msg);
+		return nl_scn__run_fail(r, NULL, NULL, "%s", err.msg);
 	if (r->sc->vars && json_object_deep_copy(r->sc->vars, &r->vars, NULL) != 0)
-		return nl__run_fail(r, NULL, NULL, "out of memory");
+		return nl_scn__run_fail(r, NULL, NULL, "out of memory");
 	if (!r->vars)
 		r->vars = json_object_new_object();
 	if (r->sc->agent && json_object_object_get_ex(r->sc->agent, "nodeName", &v))
@@ -452,26 +453,26 @@ static int setup(nl__run *r)
 	if (load_cluster(r))
 		return 1;
 	if (r->sc->agent && make_agent(r, &err) != 0)
-		return nl__run_fail(r, NULL, "agent", "cannot create the agent: %s", err.msg);
+		return nl_scn__run_fail(r, NULL, "agent", "cannot create the agent: %s", err.msg);
 	/* Only what the agent sends from here on counts. */
-	if (r->o->target.kind != NL_TARGET_CLUSTER && nl__run_journal(r, &err) != 0)
-		return nl__run_fail(r, NULL, NULL, "%s", err.msg);
+	if (r->o->target.kind != NL_TARGET_CLUSTER && nl_scn__run_journal(r, &err) != 0)
+		return nl_scn__run_fail(r, NULL, NULL, "%s", err.msg);
 	json_object_put(r->block);
 	r->block = json_object_new_array();
 	json_object_put(r->history);
 	r->history = json_object_new_array();
-	r->mark_t = nl__run_now(r);
+	r->mark_t = nl_scn__run_now(r);
 	return 0;
 }
 
-static void delete_ref(nl__run *r, json_object *ref)
+static void delete_ref(nl_scn__run *r, json_object *ref)
 {
 	nl_result res = NL_RESULT_INIT;
-	nl_obj_delete(r->client, ref, &res);
+	nl_scn_obj_delete(r->client, ref, &res);
 	nl_result_clear(&res);
 }
 
-static void delete_named(nl__run *r, const char *kind, const char *ns, const char *name)
+static void delete_named(nl_scn__run *r, const char *kind, const char *ns, const char *name)
 {
 	json_object *ref = json_object_new_object();
 	json_object_object_add(ref, "kind", json_object_new_string(kind));
@@ -484,7 +485,7 @@ static void delete_named(nl__run *r, const char *kind, const char *ns, const cha
 
 /* On a shared server or a real cluster, leave nothing behind: what the
  * runner created, and what the agent did (its Node, Lease and Events). */
-static void cleanup_objects(nl__run *r)
+static void cleanup_objects(nl_scn__run *r)
 {
 	json_object *v;
 	if (!r->client || r->o->target.kind == NL_TARGET_EMBEDDED)
@@ -503,8 +504,8 @@ static void cleanup_objects(nl__run *r)
 			json_object *list = NULL;
 			char sel[300];
 			snprintf(sel, sizeof(sel), "involvedObject.name=%s", node);
-			if (nl_obj_list(&list, r->client, &NL_RESOURCE_EVENTS, "default", NULL, sel,
-			                NULL) == 0) {
+			if (nl_scn_obj_list(&list, r->client, &NL_RESOURCE_EVENTS, "default", NULL,
+			                    sel, NULL) == 0) {
 				json_object *items = json_object_object_get(list, "items");
 				for (size_t i = 0; i < json_object_array_length(items); i++)
 					delete_named(
@@ -527,12 +528,12 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return 0;
 }
 
-static void teardown(nl__run *r)
+static void teardown(nl_scn__run *r)
 {
 	nl_scn_agent_free(r->agent);
 	cleanup_objects(r);
 	nl_client_free(r->client);
-	nl_target_free(r->target);
+	nl_scn_target_free(r->target);
 	nl_clock_free(r->clock);
 	if (r->dyn_dir[0])
 		nftw(r->dyn_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -553,12 +554,12 @@ static char *dup_or_null(const char *s)
 	return s && *s ? strdup(s) : NULL;
 }
 
-int nl_scenario_run(nl_run_result *out, const nl_scenario *sc, const nl_run_options *o)
+int nl_scn_run(nl_scn_run_result *out, const nl_scn_scenario *sc, const nl_scn_run_options *o)
 {
-	nl__run r;
+	nl_scn__run r;
 	char reason[512];
 	memset(out, 0, sizeof(*out));
-	if (nl_scenario_skip_reason(reason, sizeof(reason), sc, o->target.kind)) {
+	if (nl_scn_skip_reason(reason, sizeof(reason), sc, o->target.kind)) {
 		out->outcome = NL_OUTCOME_SKIP;
 		out->message = strdup(reason);
 		return out->message ? 0 : NL_ENOMEM;
@@ -574,36 +575,36 @@ int nl_scenario_run(nl_run_result *out, const nl_scenario *sc, const nl_run_opti
 		for (size_t i = 0; i < sc->nsteps && !r.failed; i++) {
 			if (o->on_step) {
 				char where[600], label[700];
-				nl_scenario_where(where, sizeof(where), sc, sc->steps[i].path);
+				nl_scn_where(where, sizeof(where), sc, sc->steps[i].path);
 				snprintf(label, sizeof(label), "%s (%s)", sc->steps[i].path, where);
 				o->on_step(label, o->step_payload);
 			}
 			run_step(&r, &sc->steps[i]);
 		}
 		if (!r.failed && r.error)
-			nl__run_fail(
+			nl_scn__run_fail(
 			    &r, r.error_step, NULL, "%s failed: %s",
-			    nl_step_name(r.error_step->kind),
+			    nl_scn_step_name(r.error_step->kind),
 			    json_object_get_string(json_object_object_get(r.error, "message")));
 	}
 	if (r.target && o->target.kind != NL_TARGET_CLUSTER) {
 		nl_err err = {0};
-		if (nl__run_journal(&r, &err) == 0 && r.failed &&
+		if (nl_scn__run_journal(&r, &err) == 0 && r.failed &&
 		    json_object_array_length(r.history) > 0) {
 			nl_buf_adds(&r.detail, "the agent's last requests:\n");
-			nl__run_journal_tail(&r, &r.detail, 20);
+			nl_scn__run_journal_tail(&r, &r.detail, 20);
 		}
 	}
 	out->outcome = r.failed ? NL_OUTCOME_FAIL : NL_OUTCOME_PASS;
 	out->message = r.failed ? strdup(r.message) : NULL;
 	out->detail = dup_or_null(r.detail.data);
 	if (o->target.kind != NL_TARGET_CLUSTER)
-		out->journal = nl__run_journal_text(&r);
+		out->journal = nl_scn__run_journal_text(&r);
 	teardown(&r);
 	return 0;
 }
 
-void nl_run_result_clear(nl_run_result *r)
+void nl_scn_run_result_clear(nl_scn_run_result *r)
 {
 	if (!r)
 		return;

@@ -13,31 +13,31 @@ typedef enum {
 	NL_OUTCOME_PASS,
 	NL_OUTCOME_FAIL,
 	NL_OUTCOME_SKIP,
-} nl_outcome;
+} nl_scn_outcome;
 
 typedef struct {
-	nl_outcome outcome;
+	nl_scn_outcome outcome;
 	char *message; /* one line: why it failed or was skipped; NULL when passed */
 	char *detail;  /* several lines (differences, diff, journal tail), or NULL */
 	/* The agent's requests, one per line ("@1.4s get leases/edge-1 404"),
 	 * NULL without a journal: the same scenario gives the same text. */
 	char *journal;
-} nl_run_result;
+} nl_scn_run_result;
 
 typedef struct {
-	nl_target_options target;
+	nl_scn_target_options target;
 	/* Called before each step with "steps[3] (FILE:LINE)", or NULL. */
 	void (*on_step)(const char *where, void *payload);
 	void *step_payload;
-} nl_run_options;
+} nl_scn_run_options;
 
 /* Why sc cannot run on a target of kind k ("requires faults, journal (not
  * available with --kubeconfig)") into out; 0 when it can run. */
-int nl_scenario_skip_reason(char *out, size_t outlen, const nl_scenario *sc, nl_target_kind k);
+int nl_scn_skip_reason(char *out, size_t outlen, const nl_scn_scenario *sc, nl_scn_target_kind k);
 
 /* Run sc. Always fills *out (on NL_ENOMEM too, as a failure); returns 0,
- * or NL_ENOMEM. Release with nl_run_result_clear. */
-int nl_scenario_run(nl_run_result *out, const nl_scenario *sc, const nl_run_options *o);
-void nl_run_result_clear(nl_run_result *r);
+ * or NL_ENOMEM. Release with nl_scn_run_result_clear. */
+int nl_scn_run(nl_scn_run_result *out, const nl_scn_scenario *sc, const nl_scn_run_options *o);
+void nl_scn_run_result_clear(nl_scn_run_result *r);
 
 #endif

@@ -46,21 +46,21 @@ static const char *str(json_object *obj, const char *key)
 static int compare(failure *f, const char *path, const char *what, json_object *expected,
                    json_object *actual, int present)
 {
-	nl_mismatches m = {0};
-	int n = nl_match(&m, "", expected, actual, present);
+	nl_scn_mismatches m = {0};
+	int n = nl_scn_match(&m, "", expected, actual, present);
 	if (n == 0)
 		return 0;
 	nl_buf_adds(&f->detail, "differences:\n");
 	for (size_t i = 0; i < m.n; i++)
 		nl_buf_printf(&f->detail, "  %s%s%s\n", m.items[i].path,
 		              m.items[i].path[0] ? ": " : "", m.items[i].message);
-	nl_diff(&f->detail, expected, actual, present);
+	nl_scn_diff(&f->detail, expected, actual, present);
 	if (n == 1)
 		fail(f, path, "%s: %s%s%s", what, m.items[0].path, m.items[0].path[0] ? ": " : "",
 		     m.items[0].message);
 	else
 		fail(f, path, "%s: %d differences", what, n);
-	nl_mismatches_clear(&m);
+	nl_scn_mismatches_clear(&m);
 	return 1;
 }
 
@@ -76,7 +76,7 @@ static int check_fields(failure *f, const char *path, const char *what, json_obj
 		json_object *v = NULL;
 		int found = 0;
 		nl_err err = {0};
-		if (nl_jpath_lookup(&v, &found, obj, key, &err) != 0) {
+		if (nl_scn_jpath_lookup(&v, &found, obj, key, &err) != 0) {
 			rc = fail(f, path, "%s: %s", what, err.msg);
 			break;
 		}
@@ -91,16 +91,16 @@ static int check_fields(failure *f, const char *path, const char *what, json_obj
 	return rc;
 }
 
-static int check_object(nl__run *r, failure *f, const char *path, json_object *spec)
+static int check_object(nl_scn__run *r, failure *f, const char *path, json_object *spec)
 {
-	nl_objref ref;
+	nl_scn_objref ref;
 	nl_result res = NL_RESULT_INIT;
 	json_object *obj = NULL, *x;
 	char what[600];
 	int rc;
-	nl_objref_from_ref(&ref, spec);
-	nl_objref_describe(what, sizeof(what), &ref);
-	if ((rc = nl_obj_get(&obj, r->client, &ref, &res)) != 0) {
+	nl_scn_objref_from_ref(&ref, spec);
+	nl_scn_objref_describe(what, sizeof(what), &ref);
+	if ((rc = nl_scn_obj_get(&obj, r->client, &ref, &res)) != 0) {
 		fail(f, path, "%s: %s", what,
 		     rc == NL_ENOTFOUND ? "does not exist"
 		     : res.message[0]   ? res.message
@@ -120,18 +120,18 @@ static int check_object(nl__run *r, failure *f, const char *path, json_object *s
 	return rc;
 }
 
-static int check_absent(nl__run *r, failure *f, const char *path, json_object *spec)
+static int check_absent(nl_scn__run *r, failure *f, const char *path, json_object *spec)
 {
-	nl_objref ref;
+	nl_scn_objref ref;
 	nl_result res = NL_RESULT_INIT;
 	json_object *obj = NULL;
 	char what[600];
-	nl_objref_from_ref(&ref, spec);
-	nl_objref_describe(what, sizeof(what), &ref);
-	int rc = nl_obj_get(&obj, r->client, &ref, &res);
+	nl_scn_objref_from_ref(&ref, spec);
+	nl_scn_objref_describe(what, sizeof(what), &ref);
+	int rc = nl_scn_obj_get(&obj, r->client, &ref, &res);
 	if (rc == 0) {
 		nl_buf_adds(&f->detail, "it is:\n");
-		nl_render(&f->detail, obj, 2);
+		nl_scn_render(&f->detail, obj, 2);
 		json_object_put(obj);
 		rc = fail(f, path, "%s exists; expected it to be absent", what);
 	} else if (rc != NL_ENOTFOUND) {
@@ -143,16 +143,16 @@ static int check_absent(nl__run *r, failure *f, const char *path, json_object *s
 	return rc;
 }
 
-static int check_list(nl__run *r, failure *f, const char *path, json_object *spec)
+static int check_list(nl_scn__run *r, failure *f, const char *path, json_object *spec)
 {
-	const nl_resource *res_kind = nl_scenario_kind(str(spec, "kind"), str(spec, "apiVersion"));
+	const nl_resource *res_kind = nl_scn_kind(str(spec, "kind"), str(spec, "apiVersion"));
 	nl_result res = NL_RESULT_INIT;
 	json_object *list = NULL, *items, *x;
 	char what[300];
 	const char *ns = str(spec, "namespace");
 	snprintf(what, sizeof(what), "%s list%s%s", res_kind->kind, ns ? " in " : "", ns ? ns : "");
-	int rc = nl_obj_list(&list, r->client, res_kind, ns, str(spec, "labelSelector"),
-	                     str(spec, "fieldSelector"), &res);
+	int rc = nl_scn_obj_list(&list, r->client, res_kind, ns, str(spec, "labelSelector"),
+	                         str(spec, "fieldSelector"), &res);
 	if (rc != 0) {
 		fail(f, path, "%s: %s", what, res.message);
 		nl_result_clear(&res);
@@ -163,8 +163,8 @@ static int check_list(nl__run *r, failure *f, const char *path, json_object *spe
 	rc = 0;
 	if (json_object_object_get_ex(spec, "count", &x)) {
 		json_object *n = json_object_new_int((int)json_object_array_length(items));
-		if (!nl_match_ok(x, n, 1)) {
-			nl_render(&f->detail, items, 0);
+		if (!nl_scn_match_ok(x, n, 1)) {
+			nl_scn_render(&f->detail, items, 0);
 			rc = fail(f, path, "%s: expected %s items, got %zu", what,
 			          json_object_to_json_string(x), json_object_array_length(items));
 		}
@@ -182,8 +182,8 @@ static int check_list(nl__run *r, failure *f, const char *path, json_object *spe
 	return rc;
 }
 
-static int each(nl__run *r, failure *f, const char *path, json_object *v,
-                int (*fn)(nl__run *, failure *, const char *, json_object *))
+static int each(nl_scn__run *r, failure *f, const char *path, json_object *v,
+                int (*fn)(nl_scn__run *, failure *, const char *, json_object *))
 {
 	char p[512];
 	if (!json_object_is_type(v, json_type_array))
@@ -198,7 +198,7 @@ static int each(nl__run *r, failure *f, const char *path, json_object *v,
 
 /* --- the agent, files, errors, events -------------------------------------------------------- */
 
-static int check_agent(nl__run *r, failure *f, const char *path, json_object *spec)
+static int check_agent(nl_scn__run *r, failure *f, const char *path, json_object *spec)
 {
 	json_object *state = nl_scn_agent_state(r->agent);
 	int rc = compare(f, path, "the agent", spec, state, 1);
@@ -227,7 +227,7 @@ static json_object *file_state(const char *dir, const char *rel)
 	return s;
 }
 
-static int check_files(nl__run *r, failure *f, const char *path, json_object *spec)
+static int check_files(nl_scn__run *r, failure *f, const char *path, json_object *spec)
 {
 	json_object_object_foreach(spec, key, val)
 	{
@@ -249,7 +249,7 @@ static int check_files(nl__run *r, failure *f, const char *path, json_object *sp
 	return 0;
 }
 
-static int check_error(nl__run *r, failure *f, const char *path, json_object *spec)
+static int check_error(nl_scn__run *r, failure *f, const char *path, json_object *spec)
 {
 	json_object *e = r->error;
 	const char *code = str(e, "code"), *reason = str(e, "reason");
@@ -270,23 +270,23 @@ static int check_error(nl__run *r, failure *f, const char *path, json_object *sp
 	const char *want = json_object_get_string(spec);
 	if ((reason && strcmp(reason, want) == 0) || (code && strcmp(code, want) == 0))
 		return 0;
-	nl_render(&f->detail, e, 2);
+	nl_scn_render(&f->detail, e, 2);
 	return fail(f, path, "expected the error %s, got %s (%s)", want, reason ? reason : code,
 	            str(e, "message"));
 }
 
-static int check_events(nl__run *r, failure *f, const char *path, json_object *spec)
+static int check_events(nl_scn__run *r, failure *f, const char *path, json_object *spec)
 {
 	return compare(f, path, "the watch events", spec, r->events, r->events != NULL);
 }
 
 /* --- one attempt ---------------------------------------------------------------------------- */
 
-static int attempt(nl__run *r, const nl_step *st, json_object *spec, failure *f)
+static int attempt(nl_scn__run *r, const nl_scn_step *st, json_object *spec, failure *f)
 {
 	char path[256];
 	nl_err err = {0};
-	if (r->o->target.kind != NL_TARGET_CLUSTER && nl__run_journal(r, &err) != 0)
+	if (r->o->target.kind != NL_TARGET_CLUSTER && nl_scn__run_journal(r, &err) != 0)
 		return fail(f, st->path, "%s", err.msg);
 	json_object_object_foreach(spec, key, val)
 	{
@@ -299,7 +299,7 @@ static int attempt(nl__run *r, const nl_step *st, json_object *spec, failure *f)
 		else if (strcmp(key, "list") == 0)
 			rc = each(r, f, path, val, check_list);
 		else if (strcmp(key, "requests") == 0)
-			rc = nl__run_check_requests(r, val, f->why, sizeof(f->why), &f->detail)
+			rc = nl_scn__run_check_requests(r, val, f->why, sizeof(f->why), &f->detail)
 			         ? (snprintf(f->path, sizeof(f->path), "%s", path), 1)
 			         : 0;
 		else if (strcmp(key, "agent") == 0)
@@ -316,22 +316,22 @@ static int attempt(nl__run *r, const nl_step *st, json_object *spec, failure *f)
 	return 0;
 }
 
-int nl__run_expect(nl__run *r, const nl_step *st)
+int nl_scn__run_expect(nl_scn__run *r, const nl_scn_step *st)
 {
 	failure f;
 	json_object *spec = NULL;
-	int64_t start = nl__run_now(r);
+	int64_t start = nl_scn__run_now(r);
 	int rc;
 	if (r->error && !json_object_object_get_ex(st->arg, "error", NULL)) {
-		const nl_step *bad = r->error_step;
-		return nl__run_fail(
-		    r, bad, NULL, "%s failed: %s", nl_step_name(bad->kind),
+		const nl_scn_step *bad = r->error_step;
+		return nl_scn__run_fail(
+		    r, bad, NULL, "%s failed: %s", nl_scn_step_name(bad->kind),
 		    json_object_get_string(json_object_object_get(r->error, "message")));
 	}
 	memset(&f, 0, sizeof(f));
 	nl_buf_init(&f.detail, 0);
 	for (;;) {
-		if (nl__run_expand(&spec, r, st, NULL, st->arg)) {
+		if (nl_scn__run_expand(&spec, r, st, NULL, st->arg)) {
 			nl_buf_free(&f.detail);
 			return 1;
 		}
@@ -340,14 +340,14 @@ int nl__run_expect(nl__run *r, const nl_step *st)
 		rc = attempt(r, st, spec, &f);
 		json_object_put(spec);
 		spec = NULL;
-		int64_t waited = nl__run_now(r) - start;
+		int64_t waited = nl_scn__run_now(r) - start;
 		if (rc == 0 || waited >= st->usec)
 			break;
 		int64_t step = st->usec - waited < RETRY_USEC ? st->usec - waited : RETRY_USEC;
-		nl__run_pass_time(r, step);
+		nl_scn__run_pass_time(r, step);
 	}
 	if (rc != 0) {
-		nl__run_fail(r, st, f.path[0] ? f.path : NULL, "%s", f.why);
+		nl_scn__run_fail(r, st, f.path[0] ? f.path : NULL, "%s", f.why);
 		if (f.detail.data)
 			nl_buf_adds(&r->detail, f.detail.data);
 	}
@@ -355,7 +355,7 @@ int nl__run_expect(nl__run *r, const nl_step *st)
 	/* The next expect looks at what happened after this one. */
 	json_object_put(r->block);
 	r->block = json_object_new_array();
-	r->mark_t = nl__run_now(r);
+	r->mark_t = nl_scn__run_now(r);
 	json_object_put(r->error);
 	r->error = NULL;
 	if (r->agent)

@@ -12,13 +12,13 @@
 #include "run.h"
 
 typedef struct {
-	const nl_scenario *sc;
-	const nl_run_options *o;
+	const nl_scn_scenario *sc;
+	const nl_scn_run_options *o;
 	nl_clock *clock;
 	int fake;           /* virtual time */
 	int64_t t0;         /* the clock at the start */
 	int64_t journal_t0; /* the same on the server's clock, for journal times */
-	nl_target *target;
+	nl_scn_target *target;
 	nl_client *client; /* the runner's own: another writer, and the reader */
 	nl_scn_agent *agent;
 	nl_scn_agent_options agent_opts;
@@ -27,7 +27,7 @@ typedef struct {
 	/* The previous step's failure ({code, status, reason, message}), NULL
 	 * when it succeeded. */
 	json_object *error;
-	const nl_step *error_step;
+	const nl_scn_step *error_step;
 	json_object *events;  /* the last watch step's events */
 	json_object *block;   /* the agent's requests since the previous expect */
 	json_object *history; /* all of the agent's requests */
@@ -37,34 +37,35 @@ typedef struct {
 	int failed;
 	char message[4096];
 	nl_buf detail;
-} nl__run;
+} nl_scn__run;
 
 /* Record the failure of step st (NULL: the setup) at document path (NULL:
  * the step's own): "steps[3] (FILE:LINE): message". Returns 1. */
-int nl__run_fail(nl__run *r, const nl_step *st, const char *path, const char *fmt, ...)
+int nl_scn__run_fail(nl_scn__run *r, const nl_scn_step *st, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Scenario time now (usec since t0). */
-int64_t nl__run_now(nl__run *r);
+int64_t nl_scn__run_now(nl_scn__run *r);
 /* Let usec of scenario time pass: the agent's timers (and its loop) run,
  * the embedded server's controllers tick; real waiting on real time. */
-int nl__run_pass_time(nl__run *r, int64_t usec);
+int nl_scn__run_pass_time(nl_scn__run *r, int64_t usec);
 /* Expand a step value's variables ("now" is the clock's time); on failure
  * the scenario fails at st. */
-int nl__run_expand(json_object **out, nl__run *r, const nl_step *st, const char *path,
-                   json_object *tmpl);
+int nl_scn__run_expand(json_object **out, nl_scn__run *r, const nl_scn_step *st, const char *path,
+                       json_object *tmpl);
 
 /* An expect step (run_expect.c): 0 passed, 1 failed (recorded). */
-int nl__run_expect(nl__run *r, const nl_step *st);
+int nl_scn__run_expect(nl_scn__run *r, const nl_scn_step *st);
 
 /* Fetch the journal's new entries into block and history (run_requests.c).
  * Only the agent's requests are kept (User-Agent nodelet/...). */
-int nl__run_journal(nl__run *r, nl_err *err);
+int nl_scn__run_journal(nl_scn__run *r, nl_err *err);
 /* Check `requests:` against block: 0 pass, 1 mismatch (summary in why,
  * diff in detail). */
-int nl__run_check_requests(nl__run *r, json_object *spec, char *why, size_t whylen, nl_buf *detail);
+int nl_scn__run_check_requests(nl_scn__run *r, json_object *spec, char *why, size_t whylen,
+                               nl_buf *detail);
 /* The last n agent requests, one per line, for failure reports. */
-void nl__run_journal_tail(nl__run *r, nl_buf *out, size_t n);
+void nl_scn__run_journal_tail(nl_scn__run *r, nl_buf *out, size_t n);
 /* Every agent request, one per line (the determinism record). */
-char *nl__run_journal_text(nl__run *r);
+char *nl_scn__run_journal_text(nl_scn__run *r);
 
 #endif

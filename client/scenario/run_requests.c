@@ -19,10 +19,10 @@ static int64_t entry_t(json_object *e)
 	return json_object_object_get_ex(e, "t", &v) ? json_object_get_int64(v) : 0;
 }
 
-int nl__run_journal(nl__run *r, nl_err *err)
+int nl_scn__run_journal(nl_scn__run *r, nl_err *err)
 {
 	json_object *items = NULL, *v;
-	int rc = nl_target_journal(&items, r->target, err);
+	int rc = nl_scn_target_journal(&items, r->target, err);
 	if (rc != 0)
 		return rc;
 	for (size_t i = 0; i < json_object_array_length(items); i++) {
@@ -46,14 +46,14 @@ static void describe_at(char *out, size_t outlen, json_object *e)
 	char d[NL_DURATION_BUFSZ], what[400];
 	json_object *fault;
 	nl_duration_format(d, entry_t(e));
-	nl_reqpat_describe(what, sizeof(what), e, 0, 0);
+	nl_scn_reqpat_describe(what, sizeof(what), e, 0, 0);
 	if (json_object_object_get_ex(e, "fault", &fault) && fault)
 		snprintf(out, outlen, "@%s %s (fault %s)", d, what, json_object_get_string(fault));
 	else
 		snprintf(out, outlen, "@%s %s", d, what);
 }
 
-void nl__run_journal_tail(nl__run *r, nl_buf *out, size_t n)
+void nl_scn__run_journal_tail(nl_scn__run *r, nl_buf *out, size_t n)
 {
 	size_t len = json_object_array_length(r->history);
 	for (size_t i = len > n ? len - n : 0; i < len; i++) {
@@ -63,7 +63,7 @@ void nl__run_journal_tail(nl__run *r, nl_buf *out, size_t n)
 	}
 }
 
-char *nl__run_journal_text(nl__run *r)
+char *nl_scn__run_journal_text(nl_scn__run *r)
 {
 	nl_buf b;
 	nl_buf_init(&b, 0);
@@ -81,12 +81,12 @@ char *nl__run_journal_text(nl__run *r)
 /* A pattern (string or journal-field mapping) against one entry. */
 static int pattern_matches(json_object *pat, json_object *e, int64_t prev_t)
 {
-	nl_reqpat p;
+	nl_scn_reqpat p;
 	if (json_object_is_type(pat, json_type_object))
-		return nl_match_ok(pat, e, 1);
-	if (nl_reqpat_parse(&p, json_object_get_string(pat), NULL) != 0)
+		return nl_scn_match_ok(pat, e, 1);
+	if (nl_scn_reqpat_parse(&p, json_object_get_string(pat), NULL) != 0)
 		return 0;
-	return nl_reqpat_match(&p, e, prev_t);
+	return nl_scn_reqpat_match(&p, e, prev_t);
 }
 
 static json_object *pattern_text(json_object *pat)
@@ -99,13 +99,14 @@ static json_object *pattern_text(json_object *pat)
 static json_object *entry_text(json_object *e, int64_t prev_t)
 {
 	char line[512];
-	nl_reqpat_describe(line, sizeof(line), e, prev_t, 1);
+	nl_scn_reqpat_describe(line, sizeof(line), e, prev_t, 1);
 	return json_object_new_string(line);
 }
 
 /* The block as lines: an entry its pattern matches prints as the pattern,
  * so the diff shows only what differs. */
-static int check_exactly(nl__run *r, json_object *pats, char *why, size_t whylen, nl_buf *detail)
+static int check_exactly(nl_scn__run *r, json_object *pats, char *why, size_t whylen,
+                         nl_buf *detail)
 {
 	json_object *block = r->block, *expected = json_object_new_array(),
 	            *actual = json_object_new_array();
@@ -129,7 +130,7 @@ static int check_exactly(nl__run *r, json_object *pats, char *why, size_t whylen
 		prev = entry_t(e);
 	}
 	if (bad) {
-		nl_diff(detail, expected, actual, 1);
+		nl_scn_diff(detail, expected, actual, 1);
 		if (first_bad < np && first_bad < ne)
 			snprintf(
 			    why, whylen, "request %zu: expected \"%s\", got \"%s\"", first_bad + 1,
@@ -144,7 +145,7 @@ static int check_exactly(nl__run *r, json_object *pats, char *why, size_t whylen
 	return bad;
 }
 
-static void list_block(nl__run *r, nl_buf *detail)
+static void list_block(nl_scn__run *r, nl_buf *detail)
 {
 	int64_t prev = r->mark_t;
 	nl_buf_adds(detail, "the agent's requests since the previous expect:\n");
@@ -158,7 +159,8 @@ static void list_block(nl__run *r, nl_buf *detail)
 }
 
 /* Each pattern, in order, somewhere after the previous one. */
-static int check_contains(nl__run *r, json_object *pats, char *why, size_t whylen, nl_buf *detail)
+static int check_contains(nl_scn__run *r, json_object *pats, char *why, size_t whylen,
+                          nl_buf *detail)
 {
 	size_t at = 0, ne = json_object_array_length(r->block);
 	int64_t prev = r->mark_t;
@@ -182,7 +184,7 @@ static int check_contains(nl__run *r, json_object *pats, char *why, size_t whyle
 	return 0;
 }
 
-static int check_none(nl__run *r, json_object *pats, char *why, size_t whylen, nl_buf *detail)
+static int check_none(nl_scn__run *r, json_object *pats, char *why, size_t whylen, nl_buf *detail)
 {
 	int64_t prev = r->mark_t;
 	for (size_t i = 0; i < json_object_array_length(r->block); i++) {
@@ -203,22 +205,23 @@ static int check_none(nl__run *r, json_object *pats, char *why, size_t whylen, n
 	return 0;
 }
 
-static int check_count(nl__run *r, json_object *counts, char *why, size_t whylen, nl_buf *detail)
+static int check_count(nl_scn__run *r, json_object *counts, char *why, size_t whylen,
+                       nl_buf *detail)
 {
 	json_object_object_foreach(counts, key, want)
 	{
-		nl_reqpat p;
+		nl_scn_reqpat p;
 		int64_t n = 0, prev = r->mark_t;
 		int all = strcmp(key, "*") == 0;
-		if (!all && nl_reqpat_parse(&p, key, NULL) != 0)
+		if (!all && nl_scn_reqpat_parse(&p, key, NULL) != 0)
 			continue;
 		for (size_t i = 0; i < json_object_array_length(r->block); i++) {
 			json_object *e = json_object_array_get_idx(r->block, i);
-			n += all || nl_reqpat_match(&p, e, prev);
+			n += all || nl_scn_reqpat_match(&p, e, prev);
 			prev = entry_t(e);
 		}
 		json_object *got = json_object_new_int64(n);
-		int ok = nl_match_ok(want, got, 1);
+		int ok = nl_scn_match_ok(want, got, 1);
 		json_object_put(got);
 		if (!ok) {
 			snprintf(why, whylen, "%s: expected %s request%s, got %lld",
@@ -235,7 +238,8 @@ static int check_count(nl__run *r, json_object *counts, char *why, size_t whylen
 	return 0;
 }
 
-int nl__run_check_requests(nl__run *r, json_object *spec, char *why, size_t whylen, nl_buf *detail)
+int nl_scn__run_check_requests(nl_scn__run *r, json_object *spec, char *why, size_t whylen,
+                               nl_buf *detail)
 {
 	json_object *x;
 	if (json_object_is_type(spec, json_type_array))

@@ -31,9 +31,9 @@ enum {
 
 /* "faults", "journal", "virtual-time", "embedded", "mockapi"; NULL for an
  * unknown bit. */
-const char *nl_req_name(unsigned bit);
+const char *nl_scn_req_name(unsigned bit);
 /* The bit of a name, 0 when unknown. */
-unsigned nl_req_bit(const char *name);
+unsigned nl_scn_req_bit(const char *name);
 
 typedef enum {
 	NL_STEP_FAULT,
@@ -53,25 +53,25 @@ typedef enum {
 	NL_STEP_RESTART,
 	NL_STEP_RESTART_SERVER,
 	NL_STEP_EXPECT,
-} nl_step_kind;
+} nl_scn_step_kind;
 
 typedef enum {
 	NL_SYNC_LEASE,
 	NL_SYNC_STATUS,
 	NL_SYNC_CONFIG,
 	NL_SYNC_REGISTER,
-} nl_sync_kind;
+} nl_scn_sync_kind;
 
 /* The step's name as written ("clearFaults"). */
-const char *nl_step_name(nl_step_kind k);
+const char *nl_scn_step_name(nl_scn_step_kind k);
 
 typedef struct {
-	nl_step_kind kind;
+	nl_scn_step_kind kind;
 	char path[32];    /* "steps[3]" */
 	json_object *arg; /* the step's value (borrowed from the document; may be NULL) */
 	int64_t usec;     /* advance, run; expect: `within` (0 = check once) */
-	nl_sync_kind sync;
-} nl_step;
+	nl_scn_sync_kind sync;
+} nl_scn_step;
 
 typedef struct {
 	char *file; /* as given */
@@ -89,10 +89,10 @@ typedef struct {
 	json_object *cluster; /* initial objects, includes resolved (owned array) */
 	json_object *agent;   /* `agent:` (borrowed) or NULL */
 	int dynamic_config;   /* agent.dynamicConfig */
-	nl_step *steps;
+	nl_scn_step *steps;
 	size_t nsteps;
-	nl_marks *marks;
-} nl_scenario;
+	nl_scn_marks *marks;
+} nl_scn_scenario;
 
 #define NL_SCENARIO_DEFAULT_TIMEOUT_USEC (60 * INT64_C(1000000))
 #define NL_SCENARIO_DEFAULT_START "2026-01-01T00:00:00Z"
@@ -100,22 +100,22 @@ typedef struct {
 /* Read and parse a scenario file. Includes (`cluster: [{include: F}]`)
  * are read from fixtures_dir. NL_EIO / NL_EPARSE / NL_EINVAL with
  * "FILE:LINE:COL: ..." in err. *out belongs to the caller:
- * nl_scenario_free (accepts NULL). */
-int nl_scenario_load(nl_scenario **out, const char *file, const char *fixtures_dir, nl_err *err);
+ * nl_scn_free (accepts NULL). */
+int nl_scn_load(nl_scn_scenario **out, const char *file, const char *fixtures_dir, nl_err *err);
 /* The same from a buffer; file names it in messages. */
-int nl_scenario_parse(nl_scenario **out, const char *buf, size_t len, const char *file,
-                      const char *fixtures_dir, nl_err *err);
-void nl_scenario_free(nl_scenario *sc);
+int nl_scn_parse(nl_scn_scenario **out, const char *buf, size_t len, const char *file,
+                 const char *fixtures_dir, nl_err *err);
+void nl_scn_free(nl_scn_scenario *sc);
 
 /* "FILE:LINE" of a document path ("steps[2].expect"), for runtime
  * messages. */
-void nl_scenario_where(char *out, size_t outlen, const nl_scenario *sc, const char *path);
+void nl_scn_where(char *out, size_t outlen, const nl_scn_scenario *sc, const char *path);
 
 /* The resources a scenario may name, by kind ("Lease", "Node",
  * "ConfigMap", "Event", "Namespace"). NULL when unknown, or when
  * apiVersion (may be NULL) is not the kind's. */
-const nl_resource *nl_scenario_kind(const char *kind, const char *api_version);
+const nl_resource *nl_scn_kind(const char *kind, const char *api_version);
 /* "Lease, Node, ConfigMap, Event, Namespace" for messages. */
-const char *nl_scenario_kinds(void);
+const char *nl_scn_kinds(void);
 
 #endif

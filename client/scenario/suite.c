@@ -75,18 +75,19 @@ static int collect(char **paths, size_t npaths, nl_err *err)
 	return 0;
 }
 
-int nl_suite_load(nl_suite *s, char **paths, size_t npaths, const char *fixtures_dir, nl_err *err)
+int nl_scn_suite_load(nl_scn_suite *s, char **paths, size_t npaths, const char *fixtures_dir,
+                      nl_err *err)
 {
 	int rc = collect(paths, npaths, err);
 	memset(s, 0, sizeof(*s));
 	if (rc == 0 && nfound && !(s->items = calloc(nfound, sizeof(*s->items))))
 		rc = nl_err_set(err, NL_ENOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < nfound; i++) {
-		nl_suite_item *it = &s->items[s->n++];
+		nl_scn_suite_item *it = &s->items[s->n++];
 		nl_err perr = {0};
 		it->file = found[i];
 		found[i] = NULL;
-		if (nl_scenario_load(&it->sc, it->file, fixtures_dir, &perr) == 0) {
+		if (nl_scn_load(&it->sc, it->file, fixtures_dir, &perr) == 0) {
 			it->name = strdup(it->sc->name);
 		} else {
 			it->name = strdup(it->file);
@@ -103,19 +104,19 @@ int nl_suite_load(nl_suite *s, char **paths, size_t npaths, const char *fixtures
 	return rc;
 }
 
-void nl_suite_free(nl_suite *s)
+void nl_scn_suite_free(nl_scn_suite *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->items[i].file);
 		free(s->items[i].name);
-		nl_scenario_free(s->items[i].sc);
-		nl_run_result_clear(&s->items[i].result);
+		nl_scn_free(s->items[i].sc);
+		nl_scn_run_result_clear(&s->items[i].result);
 	}
 	free(s->items);
 	memset(s, 0, sizeof(*s));
 }
 
-static int selected(const nl_suite_item *it, char **patterns, size_t n)
+static int selected(const nl_scn_suite_item *it, char **patterns, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (fnmatch(patterns[i], it->name, 0) == 0 ||
@@ -128,7 +129,7 @@ static int selected(const nl_suite_item *it, char **patterns, size_t n)
 	return 0;
 }
 
-void nl_suite_filter(nl_suite *s, char **patterns, size_t n)
+void nl_scn_suite_filter(nl_scn_suite *s, char **patterns, size_t n)
 {
 	size_t kept = 0;
 	if (n == 0)
@@ -140,8 +141,8 @@ void nl_suite_filter(nl_suite *s, char **patterns, size_t n)
 		}
 		free(s->items[i].file);
 		free(s->items[i].name);
-		nl_scenario_free(s->items[i].sc);
-		nl_run_result_clear(&s->items[i].result);
+		nl_scn_free(s->items[i].sc);
+		nl_scn_run_result_clear(&s->items[i].result);
 	}
 	s->n = kept;
 }
@@ -154,7 +155,7 @@ static void put_string(json_object *o, const char *key, const char *v)
 		json_object_object_add(o, key, json_object_new_string(v));
 }
 
-static void write_result(FILE *f, const nl_run_result *r)
+static void write_result(FILE *f, const nl_scn_run_result *r)
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "outcome", json_object_new_int((int)r->outcome));
@@ -184,7 +185,7 @@ static char *get_string(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? strdup(json_object_get_string(v)) : NULL;
 }
 
-static int read_result(nl_run_result *r, FILE *f)
+static int read_result(nl_scn_run_result *r, FILE *f)
 {
 	char *text = read_all(f);
 	json_object *o = text ? json_tokener_parse(text) : NULL, *v;
@@ -192,7 +193,7 @@ static int read_result(nl_run_result *r, FILE *f)
 	if (!o)
 		return NL_EPARSE;
 	r->outcome = json_object_object_get_ex(o, "outcome", &v)
-	                 ? (nl_outcome)json_object_get_int(v)
+	                 ? (nl_scn_outcome)json_object_get_int(v)
 	                 : NL_OUTCOME_FAIL;
 	r->message = get_string(o, "message");
 	r->detail = get_string(o, "detail");
@@ -202,7 +203,7 @@ static int read_result(nl_run_result *r, FILE *f)
 }
 
 /* The last lines of a child's log, appended to its detail. */
-static void add_log_tail(nl_run_result *r, FILE *log)
+static void add_log_tail(nl_scn_run_result *r, FILE *log)
 {
 	char *text = read_all(log);
 	if (!text || !*text) {
@@ -245,9 +246,9 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void fail_result(nl_run_result *r, const char *msg)
+static void fail_result(nl_scn_run_result *r, const char *msg)
 {
-	nl_run_result_clear(r);
+	nl_scn_run_result_clear(r);
 	r->outcome = NL_OUTCOME_FAIL;
 	r->message = strdup(msg);
 }
@@ -262,9 +263,9 @@ static void note_step(const char *where, void *payload)
 	fflush(f);
 }
 
-static int spawn(child *c, nl_suite *s, size_t i, const nl_suite_options *o)
+static int spawn(child *c, nl_scn_suite *s, size_t i, const nl_scn_suite_options *o)
 {
-	nl_suite_item *it = &s->items[i];
+	nl_scn_suite_item *it = &s->items[i];
 	c->index = i;
 	c->result = tmpfile();
 	c->log = tmpfile();
@@ -279,23 +280,23 @@ static int spawn(child *c, nl_suite *s, size_t i, const nl_suite_options *o)
 	if (c->pid < 0)
 		return NL_EIO;
 	if (c->pid == 0) {
-		nl_run_result r;
-		nl_run_options ro = o->run;
+		nl_scn_run_result r;
+		nl_scn_run_options ro = o->run;
 		dup2(fileno(c->log), STDOUT_FILENO);
 		dup2(fileno(c->log), STDERR_FILENO);
 		signal(SIGPIPE, SIG_IGN);
 		ro.on_step = note_step;
 		ro.step_payload = c->progress;
-		nl_scenario_run(&r, it->sc, &ro);
+		nl_scn_run(&r, it->sc, &ro);
 		write_result(c->result, &r);
 		_exit(0);
 	}
 	return 0;
 }
 
-static void finish(child *c, nl_suite *s, int status, int timed_out)
+static void finish(child *c, nl_scn_suite *s, int status, int timed_out)
 {
-	nl_suite_item *it = &s->items[c->index];
+	nl_scn_suite_item *it = &s->items[c->index];
 	it->seconds = now_s() - c->start;
 	char msg[900];
 	if (timed_out) {
@@ -323,7 +324,7 @@ static void finish(child *c, nl_suite *s, int status, int timed_out)
 	c->pid = 0;
 }
 
-static void write_journal(const nl_suite_item *it, const char *dir)
+static void write_journal(const nl_scn_suite_item *it, const char *dir)
 {
 	char path[4096];
 	if (!dir || !it->result.journal)
@@ -337,8 +338,8 @@ static void write_journal(const nl_suite_item *it, const char *dir)
 }
 
 /* Report every finished item not yet reported, in order. */
-static void flush_done(nl_suite *s, size_t *next, const nl_suite_options *o, nl_suite_done_fn done,
-                       void *payload)
+static void flush_done(nl_scn_suite *s, size_t *next, const nl_scn_suite_options *o,
+                       nl_suite_done_fn done, void *payload)
 {
 	while (*next < s->n && s->items[*next].done) {
 		write_journal(&s->items[*next], o->journal_dir);
@@ -348,13 +349,13 @@ static void flush_done(nl_suite *s, size_t *next, const nl_suite_options *o, nl_
 }
 
 /* Decide the items that do not run: skipped ones. */
-static void mark_skips(nl_suite *s, const nl_suite_options *o)
+static void mark_skips(nl_scn_suite *s, const nl_scn_suite_options *o)
 {
 	char reason[512];
 	for (size_t i = 0; i < s->n; i++) {
-		nl_suite_item *it = &s->items[i];
+		nl_scn_suite_item *it = &s->items[i];
 		if (it->done ||
-		    !nl_scenario_skip_reason(reason, sizeof(reason), it->sc, o->run.target.kind))
+		    !nl_scn_skip_reason(reason, sizeof(reason), it->sc, o->run.target.kind))
 			continue;
 		it->result.outcome = NL_OUTCOME_SKIP;
 		it->result.message = strdup(reason);
@@ -362,14 +363,15 @@ static void mark_skips(nl_suite *s, const nl_suite_options *o)
 	}
 }
 
-static int run_inline(nl_suite *s, const nl_suite_options *o, nl_suite_done_fn done, void *payload)
+static int run_inline(nl_scn_suite *s, const nl_scn_suite_options *o, nl_suite_done_fn done,
+                      void *payload)
 {
 	size_t next = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		nl_suite_item *it = &s->items[i];
+		nl_scn_suite_item *it = &s->items[i];
 		if (!it->done) {
 			double start = now_s();
-			nl_scenario_run(&it->result, it->sc, &o->run);
+			nl_scn_run(&it->result, it->sc, &o->run);
 			it->seconds = now_s() - start;
 			it->done = 1;
 		}
@@ -378,7 +380,7 @@ static int run_inline(nl_suite *s, const nl_suite_options *o, nl_suite_done_fn d
 	return 0;
 }
 
-static int reap(child *kids, unsigned jobs, nl_suite *s)
+static int reap(child *kids, unsigned jobs, nl_scn_suite *s)
 {
 	int status, reaped = 0;
 	pid_t pid;
@@ -399,7 +401,8 @@ static int reap(child *kids, unsigned jobs, nl_suite *s)
 	return reaped;
 }
 
-int nl_suite_run(nl_suite *s, const nl_suite_options *o, nl_suite_done_fn done, void *payload)
+int nl_scn_suite_run(nl_scn_suite *s, const nl_scn_suite_options *o, nl_suite_done_fn done,
+                     void *payload)
 {
 	size_t next = 0, start_at = 0;
 	unsigned running = 0, jobs = o->jobs;

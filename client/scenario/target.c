@@ -17,8 +17,8 @@
  * each tick, so passes happen on time. */
 #define TICK_USEC NL_USEC_PER_SEC
 
-struct nl_target {
-	nl_target_kind kind;
+struct nl_scn_target {
+	nl_scn_target_kind kind;
 	nl_clock *clock;
 	nl_rest_config *cfg;
 	/* embedded */
@@ -30,7 +30,7 @@ struct nl_target {
 	uint64_t journal_seq;
 };
 
-unsigned nl_target_provides(nl_target_kind k)
+unsigned nl_scn_target_provides(nl_scn_target_kind k)
 {
 	switch (k) {
 	case NL_TARGET_EMBEDDED:
@@ -42,7 +42,7 @@ unsigned nl_target_provides(nl_target_kind k)
 	}
 }
 
-const char *nl_target_name(nl_target_kind k)
+const char *nl_scn_target_name(nl_scn_target_kind k)
 {
 	switch (k) {
 	case NL_TARGET_EMBEDDED:
@@ -54,7 +54,7 @@ const char *nl_target_name(nl_target_kind k)
 	}
 }
 
-int nl_target_virtual(nl_target_kind k)
+int nl_scn_target_virtual(nl_scn_target_kind k)
 {
 	return k != NL_TARGET_CLUSTER;
 }
@@ -68,14 +68,14 @@ static int64_t server_clock(void *payload)
 
 static void ticker(void *payload)
 {
-	nl_target *t = payload;
+	nl_scn_target *t = payload;
 	t->ticker = 0;
 	mock_server_tick(t->server);
 	if (nl_clock_after(&t->ticker, t->clock, TICK_USEC, ticker, t) != 0)
 		t->ticker = 0;
 }
 
-static int64_t setting_usec(const nl_scenario *sc, const char *key, int64_t dflt)
+static int64_t setting_usec(const nl_scn_scenario *sc, const char *key, int64_t dflt)
 {
 	json_object *v;
 	int64_t d = dflt;
@@ -84,7 +84,8 @@ static int64_t setting_usec(const nl_scenario *sc, const char *key, int64_t dflt
 	return d;
 }
 
-static void embedded_options(nl_target *t, const nl_target_options *o, const nl_scenario *sc)
+static void embedded_options(nl_scn_target *t, const nl_scn_target_options *o,
+                             const nl_scn_scenario *sc)
 {
 	json_object *v;
 	mock_options *mo = &t->mo;
@@ -108,8 +109,8 @@ static void embedded_options(nl_target *t, const nl_target_options *o, const nl_
 		mo->controllers = json_object_get_string(v);
 }
 
-static int start_embedded(nl_target *t, const nl_target_options *o, const nl_scenario *sc,
-                          nl_err *err)
+static int start_embedded(nl_scn_target *t, const nl_scn_target_options *o,
+                          const nl_scn_scenario *sc, nl_err *err)
 {
 	int rc;
 	embedded_options(t, o, sc);
@@ -125,7 +126,7 @@ static int start_embedded(nl_target *t, const nl_target_options *o, const nl_sce
 
 /* --- the control API over HTTP ---------------------------------------------------------- */
 
-static int control_call(json_object **out, nl_target *t, const char *method, const char *path,
+static int control_call(json_object **out, nl_scn_target *t, const char *method, const char *path,
                         json_object *body, nl_err *err)
 {
 	nl_response resp = {0};
@@ -150,7 +151,7 @@ static int control_call(json_object **out, nl_target *t, const char *method, con
 	return rc;
 }
 
-static int start_server(nl_target *t, const nl_target_options *o, nl_err *err)
+static int start_server(nl_scn_target *t, const nl_scn_target_options *o, nl_err *err)
 {
 	nl_client_options co;
 	int rc;
@@ -168,10 +169,10 @@ static int start_server(nl_target *t, const nl_target_options *o, nl_err *err)
 
 /* --- lifecycle ------------------------------------------------------------------------------- */
 
-int nl_target_start(nl_target **out, const nl_target_options *o, const nl_scenario *sc,
-                    nl_clock *clock, nl_err *err)
+int nl_scn_target_start(nl_scn_target **out, const nl_scn_target_options *o,
+                        const nl_scn_scenario *sc, nl_clock *clock, nl_err *err)
 {
-	nl_target *t = calloc(1, sizeof(*t));
+	nl_scn_target *t = calloc(1, sizeof(*t));
 	int rc;
 	if (!t)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
@@ -184,14 +185,14 @@ int nl_target_start(nl_target **out, const nl_target_options *o, const nl_scenar
 	else
 		rc = nl_kubeconfig_load(&t->cfg, o->kubeconfig, o->context, err);
 	if (rc != 0) {
-		nl_target_free(t);
+		nl_scn_target_free(t);
 		return rc;
 	}
 	*out = t;
 	return 0;
 }
 
-void nl_target_free(nl_target *t)
+void nl_scn_target_free(nl_scn_target *t)
 {
 	if (!t)
 		return;
@@ -203,14 +204,14 @@ void nl_target_free(nl_target *t)
 	free(t);
 }
 
-const nl_rest_config *nl_target_rest_config(const nl_target *t)
+const nl_rest_config *nl_scn_target_rest_config(const nl_scn_target *t)
 {
 	return t->cfg;
 }
 
 /* --- faults, journal, restarts ------------------------------------------------------------ */
 
-int nl_target_add_fault(nl_target *t, json_object *fault, nl_err *err)
+int nl_scn_target_add_fault(nl_scn_target *t, json_object *fault, nl_err *err)
 {
 	if (t->kind == NL_TARGET_EMBEDDED)
 		return mock_server_add_fault(NULL, t->server, nl_json_compact(fault, NULL), err);
@@ -219,7 +220,7 @@ int nl_target_add_fault(nl_target *t, json_object *fault, nl_err *err)
 	return nl_err_set(err, NL_EINVAL, "faults need nodelet-mockapi");
 }
 
-int nl_target_clear_faults(nl_target *t, const char *id, nl_err *err)
+int nl_scn_target_clear_faults(nl_scn_target *t, const char *id, nl_err *err)
 {
 	char path[256];
 	if (t->kind == NL_TARGET_EMBEDDED) {
@@ -232,7 +233,7 @@ int nl_target_clear_faults(nl_target *t, const char *id, nl_err *err)
 	return control_call(NULL, t, "DELETE", path, NULL, err);
 }
 
-int nl_target_journal(json_object **out, nl_target *t, nl_err *err)
+int nl_scn_target_journal(json_object **out, nl_scn_target *t, nl_err *err)
 {
 	json_object *doc = NULL, *items, *last;
 	char path[128];
@@ -263,14 +264,14 @@ int nl_target_journal(json_object **out, nl_target *t, nl_err *err)
 	return 0;
 }
 
-int nl_target_restart_server(nl_target *t, nl_err *err)
+int nl_scn_target_restart_server(nl_scn_target *t, nl_err *err)
 {
 	if (t->kind != NL_TARGET_EMBEDDED)
 		return nl_err_set(err, NL_EINVAL, "restartServer needs the embedded server");
 	return mock_server_restart(t->server, err);
 }
 
-void nl_target_tick(nl_target *t)
+void nl_scn_target_tick(nl_scn_target *t)
 {
 	if (t->kind == NL_TARGET_EMBEDDED)
 		mock_server_tick(t->server);

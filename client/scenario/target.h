@@ -18,49 +18,49 @@ typedef enum {
 	NL_TARGET_EMBEDDED,
 	NL_TARGET_SERVER,
 	NL_TARGET_CLUSTER,
-} nl_target_kind;
+} nl_scn_target_kind;
 
 typedef struct {
-	nl_target_kind kind;
+	nl_scn_target_kind kind;
 	const char *server_url; /* NL_TARGET_SERVER */
 	const char *kubeconfig; /* NL_TARGET_CLUSTER */
 	const char *context;    /* NL_TARGET_CLUSTER; NULL = current-context */
 	int verbosity;          /* the embedded server's -v */
-} nl_target_options;
+} nl_scn_target_options;
 
 /* The NL_REQ_* bits a kind of target satisfies. */
-unsigned nl_target_provides(nl_target_kind k);
+unsigned nl_scn_target_provides(nl_scn_target_kind k);
 /* How the command line selects it: "the embedded server", "--server",
  * "--kubeconfig". */
-const char *nl_target_name(nl_target_kind k);
+const char *nl_scn_target_name(nl_scn_target_kind k);
 /* Whether scenario time is virtual on this target. */
-int nl_target_virtual(nl_target_kind k);
+int nl_scn_target_virtual(nl_scn_target_kind k);
 
-typedef struct nl_target nl_target;
+typedef struct nl_scn_target nl_scn_target;
 
 /* Get ready for one scenario. clock is the scenario's clock (borrowed):
  * the embedded server takes its time from it and its controllers run on
  * its timers (every second of clock time). --server resets the server to
- * its seeded state. NL_E* with err set. *out: nl_target_free. */
-int nl_target_start(nl_target **out, const nl_target_options *o, const nl_scenario *sc,
-                    nl_clock *clock, nl_err *err);
-void nl_target_free(nl_target *t);
+ * its seeded state. NL_E* with err set. *out: nl_scn_target_free. */
+int nl_scn_target_start(nl_scn_target **out, const nl_scn_target_options *o,
+                        const nl_scn_scenario *sc, nl_clock *clock, nl_err *err);
+void nl_scn_target_free(nl_scn_target *t);
 
 /* How to reach the API (borrowed). */
-const nl_rest_config *nl_target_rest_config(const nl_target *t);
+const nl_rest_config *nl_scn_target_rest_config(const nl_scn_target *t);
 
 /* Add a fault (the control API's schema; borrowed). */
-int nl_target_add_fault(nl_target *t, json_object *fault, nl_err *err);
+int nl_scn_target_add_fault(nl_scn_target *t, json_object *fault, nl_err *err);
 /* Remove one fault, or all with id NULL. */
-int nl_target_clear_faults(nl_target *t, const char *id, nl_err *err);
+int nl_scn_target_clear_faults(nl_scn_target *t, const char *id, nl_err *err);
 /* The journal entries recorded since the previous call, oldest first (new
  * array; caller puts it). */
-int nl_target_journal(json_object **out, nl_target *t, nl_err *err);
+int nl_scn_target_journal(json_object **out, nl_scn_target *t, nl_err *err);
 /* Restart the embedded server on the same port, objects kept. */
-int nl_target_restart_server(nl_target *t, nl_err *err);
+int nl_scn_target_restart_server(nl_scn_target *t, nl_err *err);
 /* Run the embedded server's controller work due now (a no-op elsewhere):
  * after a write, so garbage collection happens before the next step, as it
  * would within milliseconds in a cluster. */
-void nl_target_tick(nl_target *t);
+void nl_scn_target_tick(nl_scn_target *t);
 
 #endif

@@ -29,7 +29,7 @@ static int is_name_char(char c)
 	return is_name_start(c) || (c >= '0' && c <= '9') || c == '-';
 }
 
-int nl_vars_valid_name(const char *s)
+int nl_scn_vars_valid_name(const char *s)
 {
 	if (!s || !is_name_start(*s))
 		return 0;
@@ -119,7 +119,7 @@ static int resolve(json_object **out, const ref *r, json_object *vars, nl_err *e
 		                  r->expr);
 	memcpy(expr, path, rest);
 	expr[rest] = '\0';
-	int found = 0, rc = nl_jpath_lookup(out, &found, v, expr, err);
+	int found = 0, rc = nl_scn_jpath_lookup(out, &found, v, expr, err);
 	if (rc != 0)
 		return rc;
 	if (!found)
@@ -170,7 +170,7 @@ static int expand_text(text_ctx *t, const char *s)
 	return rc;
 }
 
-int nl_vars_expand_string(char **out, const char *s, json_object *vars, nl_err *err)
+int nl_scn_vars_expand_string(char **out, const char *s, json_object *vars, nl_err *err)
 {
 	text_ctx t = {.vars = vars, .err = err};
 	int rc = expand_text(&t, s);
@@ -213,7 +213,7 @@ static int expand_object(json_object **out, json_object *tmpl, json_object *vars
 		json_object *v = NULL;
 		if (rc != 0)
 			break;
-		if ((rc = nl_vars_expand_string(&k, key, vars, err)) != 0)
+		if ((rc = nl_scn_vars_expand_string(&k, key, vars, err)) != 0)
 			break;
 		if ((rc = expand(&v, val, vars, err)) == 0 &&
 		    json_object_object_add(o, k, v) != 0) {
@@ -267,7 +267,7 @@ static int expand(json_object **out, json_object *tmpl, json_object *vars, nl_er
 	}
 }
 
-int nl_vars_expand(json_object **out, json_object *tmpl, json_object *vars, nl_err *err)
+int nl_scn_vars_expand(json_object **out, json_object *tmpl, json_object *vars, nl_err *err)
 {
 	json_object *r = NULL;
 	int rc = expand(&r, tmpl, vars, err);
@@ -291,7 +291,7 @@ static int ref_piece(const char *text, size_t len, const ref *r, void *payload)
 	return r ? c->fn(r->name, c->payload) : 0;
 }
 
-int nl_vars_refs(json_object *tmpl, nl_vars_ref_fn fn, void *payload, nl_err *err)
+int nl_scn_vars_refs(json_object *tmpl, nl_vars_ref_fn fn, void *payload, nl_err *err)
 {
 	refs_ctx c = {fn, payload};
 	int rc = 0;
@@ -302,14 +302,14 @@ int nl_vars_refs(json_object *tmpl, nl_vars_ref_fn fn, void *payload, nl_err *er
 		json_object_object_foreach(tmpl, key, val)
 		{
 			if ((rc = scan(key, ref_piece, &c, err)) != 0 ||
-			    (rc = nl_vars_refs(val, fn, payload, err)) != 0)
+			    (rc = nl_scn_vars_refs(val, fn, payload, err)) != 0)
 				return rc;
 		}
 		return 0;
 	case json_type_array:
 		for (size_t i = 0; i < json_object_array_length(tmpl); i++)
-			if ((rc = nl_vars_refs(json_object_array_get_idx(tmpl, i), fn, payload,
-			                       err)) != 0)
+			if ((rc = nl_scn_vars_refs(json_object_array_get_idx(tmpl, i), fn, payload,
+			                           err)) != 0)
 				return rc;
 		return 0;
 	default:

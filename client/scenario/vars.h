@@ -16,17 +16,17 @@
  * JSON null is NULL). NL_ENOTFOUND for an undefined variable or a path the
  * value does not have, NL_EPARSE for a malformed reference, with the
  * reference in err. */
-int nl_vars_expand(json_object **out, json_object *tmpl, json_object *vars, nl_err *err);
+int nl_scn_vars_expand(json_object **out, json_object *tmpl, json_object *vars, nl_err *err);
 /* Expand one string, always giving a string (caller frees). */
-int nl_vars_expand_string(char **out, const char *s, json_object *vars, nl_err *err);
+int nl_scn_vars_expand_string(char **out, const char *s, json_object *vars, nl_err *err);
 
 /* Call fn(name, payload) for each reference in tmpl (strings and keys), in
  * document order; stop at fn's first non-zero result and return it.
  * NL_EPARSE (err set) for a malformed reference. */
 typedef int (*nl_vars_ref_fn)(const char *name, void *payload);
-int nl_vars_refs(json_object *tmpl, nl_vars_ref_fn fn, void *payload, nl_err *err);
+int nl_scn_vars_refs(json_object *tmpl, nl_vars_ref_fn fn, void *payload, nl_err *err);
 
 /* Whether s is a valid variable name ([A-Za-z_][A-Za-z0-9_-]*). */
-int nl_vars_valid_name(const char *s);
+int nl_scn_vars_valid_name(const char *s);
 
 #endif

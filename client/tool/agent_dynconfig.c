@@ -53,7 +53,8 @@ static int ops_get_configmap(json_object **out, nl_status **status, const char *
 {
 	nl__dynconfig *d = payload;
 	nl_result res = NL_RESULT_INIT;
-	return hand_over(status, &res, nl_configmap_get(out, nl_agent_client(d->agent), ns, name, &res));
+	return hand_over(status, &res,
+	                 nl_configmap_get(out, nl_agent_client(d->agent), ns, name, &res));
 }
 
 static int ops_patch_node_status(json_object **out, nl_status **status, const char *name,
@@ -62,8 +63,8 @@ static int ops_patch_node_status(json_object **out, nl_status **status, const ch
 	nl__dynconfig *d = payload;
 	nl_result res = NL_RESULT_INIT;
 	return hand_over(status, &res,
-	                 nl_node_patch_status(out, nl_agent_client(d->agent), name, NL_PATCH_STRATEGIC,
-	                                      patch, len, &res));
+	                 nl_node_patch_status(out, nl_agent_client(d->agent), name,
+	                                      NL_PATCH_STRATEGIC, patch, len, &res));
 }
 
 static int ops_create_event(json_object **out, nl_status **status, const char *ns,
@@ -72,7 +73,8 @@ static int ops_create_event(json_object **out, nl_status **status, const char *n
 	nl__dynconfig *d = payload;
 	nl_result res = NL_RESULT_INIT;
 	(void)ns; /* the Event's metadata.namespace says it */
-	return hand_over(status, &res, nl_event_create(out, nl_agent_client(d->agent), event, &res));
+	return hand_over(status, &res,
+	                 nl_event_create(out, nl_agent_client(d->agent), event, &res));
 }
 
 /* --- informers ---------------------------------------------------------------------------- */
@@ -260,7 +262,8 @@ int nl__dynconfig_start(nl__dynconfig **out, nl_agent *a, const char *dir,
 	}
 	if ((rc = bootstrap(d)) != 0 ||
 	    (rc = nl_api_path(path, sizeof(path), &NL_RESOURCE_NODES, NULL, NULL, NULL)) != 0 ||
-	    (rc = start_informer(&d->node_informer, d, path, nl_agent_node_name(a), node_handlers)) != 0 ||
+	    (rc = start_informer(&d->node_informer, d, path, nl_agent_node_name(a),
+	                         node_handlers)) != 0 ||
 	    (rc = retarget_configmap(d)) != 0)
 		goto fail;
 	*out = d;

@@ -14,8 +14,8 @@
 
 #include "../agent/agent_metrics.h"
 #include "cli_internal.h"
-#include "tool.h"
 #include "config.h"
+#include "tool.h"
 
 static void usage(FILE *f)
 {

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define MAX_KUBECONFIG (4u * 1024u * 1024u)
 
 /* "key: <base64 of pem>" at indent, when pem is set. */

@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <nodelet/fs.h>
 #include "core/log.h"
 #include "persist_format.h"
+#include <nodelet/fs.h>
 
 #define DEFAULT_SYNC_INTERVAL_MS 1000u
 #define DEFAULT_COMPACT_MIN (16u * 1024u * 1024u)

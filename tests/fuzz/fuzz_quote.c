@@ -24,7 +24,8 @@ static size_t put_utf8(unsigned char *o, unsigned long r)
 	if (r < 0x80)
 		return o[0] = (unsigned char)r, 1;
 	if (r < 0x800)
-		return o[0] = (unsigned char)(0xc0 | r >> 6), o[1] = (unsigned char)(0x80 | (r & 63)), 2;
+		return o[0] = (unsigned char)(0xc0 | r >> 6),
+		       o[1] = (unsigned char)(0x80 | (r & 63)), 2;
 	if (r < 0x10000) {
 		o[0] = (unsigned char)(0xe0 | r >> 12);
 		o[1] = (unsigned char)(0x80 | (r >> 6 & 63));

@@ -64,7 +64,7 @@ static int make_scenario(soak_agent *s, nl_err *err)
 	                 "steps: [start]\n",
 	                 (unsigned long long)(s->args.seed % INT64_MAX), SOAK_NODE,
 	                 s->lease_seconds, (unsigned long long)(s->args.seed % INT64_MAX) + 1);
-	return nl_scenario_parse(&s->sc, doc, (size_t)n, "soak-agent", NULL, err);
+	return nl_scn_parse(&s->sc, doc, (size_t)n, "soak-agent", NULL, err);
 }
 
 static int make_client(nl_client **out, soak_agent *s, const char *ua, nl_loop *loop, nl_err *err)
@@ -79,7 +79,7 @@ static int make_client(nl_client **out, soak_agent *s, const char *ua, nl_loop *
 		co.qps = -1;
 		co.max_retries = -1;
 	}
-	return nl_client_new(out, nl_target_rest_config(s->target), &co, err);
+	return nl_client_new(out, nl_scn_target_rest_config(s->target), &co, err);
 }
 
 static void lease_added(json_object *obj, void *payload)
@@ -136,15 +136,15 @@ static void on_sleep(int64_t now, void *payload)
 static int setup(soak_agent *s)
 {
 	nl_err err = {0};
-	nl_target_options to = {.kind = NL_TARGET_EMBEDDED, .verbosity = s->args.verbosity};
+	nl_scn_target_options to = {.kind = NL_TARGET_EMBEDDED, .verbosity = s->args.verbosity};
 	nl_scn_agent_options ao = {0};
 	int rc;
 	if ((rc = make_scenario(s, &err)) != 0 ||
 	    (rc = nl_clock_new_fake(&s->clock, s->sc->start_usec)) != 0 ||
-	    (rc = nl_target_start(&s->target, &to, s->sc, s->clock, &err)) != 0)
+	    (rc = nl_scn_target_start(&s->target, &to, s->sc, s->clock, &err)) != 0)
 		goto fail;
 	ao.sc = s->sc;
-	ao.cfg = nl_target_rest_config(s->target);
+	ao.cfg = nl_scn_target_rest_config(s->target);
 	ao.clock = s->clock;
 	if ((rc = nl_scn_agent_new(&s->agent, &ao, &err)) != 0 ||
 	    (rc = make_client(&s->checker, s, SOAK_CHECKER_UA, NULL, &err)) != 0 ||
@@ -169,9 +169,9 @@ static void teardown(soak_agent *s)
 	nl_client_free(s->observer);
 	nl_client_free(s->checker);
 	nl_scn_agent_free(s->agent);
-	nl_target_free(s->target);
+	nl_scn_target_free(s->target);
 	nl_clock_free(s->clock);
-	nl_scenario_free(s->sc);
+	nl_scn_free(s->sc);
 }
 
 /* --- windows --------------------------------------------------------------------------------- */

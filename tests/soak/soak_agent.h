@@ -75,9 +75,9 @@ typedef struct {
 	long max_windows;
 	FILE *devnull;
 
-	nl_scenario *sc;
+	nl_scn_scenario *sc;
 	nl_clock *clock;
-	nl_target *target;
+	nl_scn_target *target;
 	nl_scn_agent *agent;
 	nl_client *checker;  /* reads and the other writer; never faulted */
 	nl_client *observer; /* the informer's, on the agent's loop */

@@ -89,7 +89,7 @@ void soak_drain_journal(soak_agent *s)
 {
 	json_object *items = NULL;
 	nl_err err = {0};
-	if (nl_target_journal(&items, s->target, &err) != 0) {
+	if (nl_scn_target_journal(&items, s->target, &err) != 0) {
 		soak_fail("cannot read the journal: %s", err.msg);
 		return;
 	}

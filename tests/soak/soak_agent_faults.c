@@ -120,7 +120,7 @@ static int add_fault(soak_agent *s, const char *json)
 {
 	nl_err err = {0};
 	json_object *f = json_tokener_parse(json);
-	int rc = f ? nl_target_add_fault(s->target, f, &err) : NL_EPARSE;
+	int rc = f ? nl_scn_target_add_fault(s->target, f, &err) : NL_EPARSE;
 	json_object_put(f);
 	if (rc != 0)
 		soak_fail("cannot add fault %s: %s", json, f ? err.msg : "not JSON");
@@ -242,7 +242,7 @@ void soak_window_act(soak_agent *s, soak_window *w, int64_t at)
 	}
 	if ((w->kinds & (1u << SOAK_KRESTART)) && !w->restarted && at >= w->restart_at) {
 		w->restarted = 1;
-		if (nl_target_restart_server(s->target, &err) != 0)
+		if (nl_scn_target_restart_server(s->target, &err) != 0)
 			soak_fail("window %u: the server does not restart: %s", s->windows,
 			          err.msg);
 		else
@@ -256,7 +256,7 @@ int soak_window_close_due(soak_agent *s)
 {
 	nl_err err = {0};
 	if (s->window_open && nl_clock_now(s->clock) >= s->window_end) {
-		if (nl_target_clear_faults(s->target, NULL, &err) != 0)
+		if (nl_scn_target_clear_faults(s->target, NULL, &err) != 0)
 			soak_fail("window %u: cannot clear the faults: %s", s->windows, err.msg);
 		s->window_open = 0;
 	}

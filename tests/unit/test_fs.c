@@ -162,9 +162,14 @@ static nl_fs_ops ops_for(injector *in)
 static void test_fs__a_failed_step_keeps_the_old_content(void)
 {
 	static const char *const want[] = {
-	    "cannot create temporary file", "cannot write",         "cannot fsync",
-	    "cannot close",                 "cannot rename",        "cannot open directory",
-	    "cannot fsync directory",       "cannot close directory",
+	    "cannot create temporary file",
+	    "cannot write",
+	    "cannot fsync",
+	    "cannot close",
+	    "cannot rename",
+	    "cannot open directory",
+	    "cannot fsync directory",
+	    "cannot close directory",
 	};
 	nl_err err = {0};
 	CU_ASSERT_EQUAL_FATAL(nl_fs_replace_file(NULL, target, "old", 3, 0600, &err), 0);
@@ -212,8 +217,7 @@ static CU_TestInfo tests[] = {
     {"replace_writes_with_the_exact_mode", test_fs__replace_writes_with_the_exact_mode},
     {"replace_in_a_missing_directory_fails", test_fs__replace_in_a_missing_directory_fails},
     {"a_failed_step_keeps_the_old_content", test_fs__a_failed_step_keeps_the_old_content},
-    {"write_all_retries_short_writes_and_eintr",
-     test_fs__write_all_retries_short_writes_and_eintr},
+    {"write_all_retries_short_writes_and_eintr", test_fs__write_all_retries_short_writes_and_eintr},
     CU_TEST_INFO_NULL,
 };
 

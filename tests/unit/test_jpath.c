@@ -15,7 +15,7 @@ static const char *get_string(json_object *doc, const char *expr)
 {
 	json_object *v = NULL;
 	int found = 0;
-	if (nl_jpath_lookup(&v, &found, doc, expr, NULL) != 0 || !found)
+	if (nl_scn_jpath_lookup(&v, &found, doc, expr, NULL) != 0 || !found)
 		return NULL;
 	return json_object_get_string(v);
 }
@@ -48,19 +48,20 @@ static void test_jpath__tells_absent_from_null(void)
 {
 	json_object *doc = nl_test_json(doc_text), *v = doc;
 	int found = -1;
-	CU_ASSERT_EQUAL(nl_jpath_lookup(&v, &found, doc, "spec.gone", NULL), 0);
+	CU_ASSERT_EQUAL(nl_scn_jpath_lookup(&v, &found, doc, "spec.gone", NULL), 0);
 	CU_ASSERT_EQUAL(found, 1);
 	CU_ASSERT_PTR_NULL(v);
 	v = doc;
-	CU_ASSERT_EQUAL(nl_jpath_lookup(&v, &found, doc, "spec.missing", NULL), 0);
+	CU_ASSERT_EQUAL(nl_scn_jpath_lookup(&v, &found, doc, "spec.missing", NULL), 0);
 	CU_ASSERT_EQUAL(found, 0);
 	CU_ASSERT_PTR_EQUAL(v, doc); /* untouched */
-	CU_ASSERT_EQUAL(nl_jpath_lookup(&v, &found, doc, "metadata.ownerReferences[2]", NULL), 0);
+	CU_ASSERT_EQUAL(nl_scn_jpath_lookup(&v, &found, doc, "metadata.ownerReferences[2]", NULL),
+	                0);
 	CU_ASSERT_EQUAL(found, 0);
-	CU_ASSERT_EQUAL(nl_jpath_lookup(&v, &found, doc, "metadata.name.x", NULL), 0);
+	CU_ASSERT_EQUAL(nl_scn_jpath_lookup(&v, &found, doc, "metadata.name.x", NULL), 0);
 	CU_ASSERT_EQUAL(found, 0);
 	/* The empty path is the root. */
-	CU_ASSERT_EQUAL(nl_jpath_lookup(&v, &found, doc, "", NULL), 0);
+	CU_ASSERT_EQUAL(nl_scn_jpath_lookup(&v, &found, doc, "", NULL), 0);
 	CU_ASSERT_EQUAL(found, 1);
 	CU_ASSERT_PTR_EQUAL(v, doc);
 	json_object_put(doc);
@@ -68,9 +69,9 @@ static void test_jpath__tells_absent_from_null(void)
 
 static void assert_error(const char *expr, const char *want)
 {
-	nl_jpath *p = NULL;
+	nl_scn_jpath *p = NULL;
 	nl_err err = {0};
-	CU_ASSERT_EQUAL(nl_jpath_parse(&p, expr, &err), NL_EPARSE);
+	CU_ASSERT_EQUAL(nl_scn_jpath_parse(&p, expr, &err), NL_EPARSE);
 	CU_ASSERT_PTR_NULL(p);
 	if (strcmp(err.msg, want) != 0)
 		fprintf(stderr, "\n  got:  %s\n  want: %s\n", err.msg, want);
@@ -92,8 +93,8 @@ static void test_jpath__reports_where_a_path_is_malformed(void)
 
 static void test_jpath__parses_segments(void)
 {
-	nl_jpath *p = NULL;
-	CU_ASSERT_EQUAL_FATAL(nl_jpath_parse(&p, "a[\"b.c\"][-2][k='v w']", NULL), 0);
+	nl_scn_jpath *p = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_scn_jpath_parse(&p, "a[\"b.c\"][-2][k='v w']", NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(p->n, 4);
 	CU_ASSERT_EQUAL(p->segs[0].kind, NL_JPATH_KEY);
 	CU_ASSERT_STRING_EQUAL(p->segs[1].key, "b.c");
@@ -102,8 +103,8 @@ static void test_jpath__parses_segments(void)
 	CU_ASSERT_EQUAL(p->segs[3].kind, NL_JPATH_SELECT);
 	CU_ASSERT_STRING_EQUAL(p->segs[3].key, "k");
 	CU_ASSERT_STRING_EQUAL(p->segs[3].value, "v w");
-	nl_jpath_free(p);
-	nl_jpath_free(NULL);
+	nl_scn_jpath_free(p);
+	nl_scn_jpath_free(NULL);
 }
 
 static CU_TestInfo tests[] = {

@@ -14,10 +14,10 @@ static const char *yaml_text = "name: x\n"                /* 1 */
                                "          a.b[0]: &v 1\n" /* 8 */
                                "  - advance: *v\n";       /* 9 */
 
-static void assert_at(nl_marks *m, const char *path, int line, int col)
+static void assert_at(nl_scn_marks *m, const char *path, int line, int col)
 {
 	int l = 0, c = 0;
-	CU_ASSERT_EQUAL(nl_marks_find(m, path, &l, &c), 0);
+	CU_ASSERT_EQUAL(nl_scn_marks_find(m, path, &l, &c), 0);
 	if (l != line || c != col)
 		fprintf(stderr, "\n  %s: got %d:%d, want %d:%d\n", path, l, c, line, col);
 	CU_ASSERT_EQUAL(l, line);
@@ -26,8 +26,9 @@ static void assert_at(nl_marks *m, const char *path, int line, int col)
 
 static void test_marks__records_keys_and_items(void)
 {
-	nl_marks *m = NULL;
-	CU_ASSERT_EQUAL_FATAL(nl_marks_parse(&m, yaml_text, strlen(yaml_text), "f.yaml", NULL), 0);
+	nl_scn_marks *m = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_scn_marks_parse(&m, yaml_text, strlen(yaml_text), "f.yaml", NULL),
+	                      0);
 	assert_at(m, "", 1, 1);
 	assert_at(m, "name", 1, 1);
 	assert_at(m, "steps", 2, 1);
@@ -36,24 +37,25 @@ static void test_marks__records_keys_and_items(void)
 	assert_at(m, "steps[1].expect.object.kind", 6, 9);
 	assert_at(m, "steps[1].expect.object.fields[\"a.b[0]\"]", 8, 11);
 	assert_at(m, "steps[2].advance", 9, 5);
-	nl_marks_free(m);
+	nl_scn_marks_free(m);
 }
 
 static void test_marks__unknown_paths_fall_back_to_the_nearest_ancestor(void)
 {
-	nl_marks *m = NULL;
-	CU_ASSERT_EQUAL_FATAL(nl_marks_parse(&m, yaml_text, strlen(yaml_text), "f.yaml", NULL), 0);
+	nl_scn_marks *m = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_scn_marks_parse(&m, yaml_text, strlen(yaml_text), "f.yaml", NULL),
+	                      0);
 	assert_at(m, "steps[1].expect.object.match.spec", 5, 7);
 	assert_at(m, "steps[1].expect.object.fields[\"x.y\"][3]", 7, 9);
 	assert_at(m, "nothing.here", 1, 1);
-	nl_marks_free(m);
+	nl_scn_marks_free(m);
 }
 
 static void assert_parse_error(const char *text, const char *want)
 {
-	nl_marks *m = NULL;
+	nl_scn_marks *m = NULL;
 	nl_err err = {0};
-	CU_ASSERT_EQUAL(nl_marks_parse(&m, text, strlen(text), "bad.yaml", &err), NL_EPARSE);
+	CU_ASSERT_EQUAL(nl_scn_marks_parse(&m, text, strlen(text), "bad.yaml", &err), NL_EPARSE);
 	CU_ASSERT_PTR_NULL(m);
 	if (strcmp(err.msg, want) != 0)
 		fprintf(stderr, "\n  got:  %s\n  want: %s\n", err.msg, want);
@@ -73,15 +75,15 @@ static void test_marks__syntax_errors_and_duplicates_have_positions(void)
 static void test_marks__paths_quote_unusual_keys(void)
 {
 	char out[64];
-	CU_ASSERT_EQUAL(nl_marks_key(out, sizeof(out), "", "steps"), 0);
+	CU_ASSERT_EQUAL(nl_scn_marks_key(out, sizeof(out), "", "steps"), 0);
 	CU_ASSERT_STRING_EQUAL(out, "steps");
-	CU_ASSERT_EQUAL(nl_marks_key(out, sizeof(out), "files", "store/meta/assigned"), 0);
+	CU_ASSERT_EQUAL(nl_scn_marks_key(out, sizeof(out), "files", "store/meta/assigned"), 0);
 	CU_ASSERT_STRING_EQUAL(out, "files.store/meta/assigned");
-	CU_ASSERT_EQUAL(nl_marks_key(out, sizeof(out), "f", "a.b \"c\""), 0);
+	CU_ASSERT_EQUAL(nl_scn_marks_key(out, sizeof(out), "f", "a.b \"c\""), 0);
 	CU_ASSERT_STRING_EQUAL(out, "f[\"a.b \\\"c\\\"\"]");
-	CU_ASSERT_EQUAL(nl_marks_index(out, sizeof(out), "steps", 12), 0);
+	CU_ASSERT_EQUAL(nl_scn_marks_index(out, sizeof(out), "steps", 12), 0);
 	CU_ASSERT_STRING_EQUAL(out, "steps[12]");
-	CU_ASSERT_EQUAL(nl_marks_key(out, 8, "abcdef", "ghijk"), NL_ETOOBIG);
+	CU_ASSERT_EQUAL(nl_scn_marks_key(out, 8, "abcdef", "ghijk"), NL_ETOOBIG);
 	CU_ASSERT_EQUAL(strlen(out), 7);
 }
 

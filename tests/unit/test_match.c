@@ -15,16 +15,16 @@ static const char *actual_text =
 static char *mismatches(const char *expected, const char *actual, int present)
 {
 	static char out[4096];
-	nl_mismatches m = {0};
+	nl_scn_mismatches m = {0};
 	json_object *e = strcmp(expected, "null") ? nl_test_json(expected) : NULL;
 	json_object *a = actual ? nl_test_json(actual) : NULL;
 	out[0] = '\0';
-	int n = nl_match(&m, "", e, a, present);
+	int n = nl_scn_match(&m, "", e, a, present);
 	CU_ASSERT_EQUAL(n, (int)m.n);
 	for (size_t i = 0; i < m.n; i++)
 		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s: %s", i ? "\n" : "",
 		         m.items[i].path, m.items[i].message);
-	nl_mismatches_clear(&m);
+	nl_scn_mismatches_clear(&m);
 	json_object_put(e);
 	json_object_put(a);
 	return out;
@@ -118,7 +118,7 @@ static void assert_check(const char *expected, const char *want)
 {
 	nl_err err = {0};
 	json_object *e = nl_test_json(expected);
-	int rc = nl_match_check(e, "x", &err);
+	int rc = nl_scn_match_check(e, "x", &err);
 	if (!want) {
 		CU_ASSERT_EQUAL(rc, 0);
 	} else {
@@ -150,7 +150,7 @@ static char *diff(const char *expected, const char *actual, int present)
 	nl_buf b;
 	json_object *e = nl_test_json(expected), *a = actual ? nl_test_json(actual) : NULL;
 	nl_buf_init(&b, 0);
-	CU_ASSERT_EQUAL(nl_diff(&b, e, a, present), 0);
+	CU_ASSERT_EQUAL(nl_scn_diff(&b, e, a, present), 0);
 	snprintf(out, sizeof(out), "%s", b.data ? b.data : "");
 	nl_buf_free(&b);
 	json_object_put(e);
@@ -224,7 +224,7 @@ static void test_match__render_is_yaml_like(void)
 	nl_buf b;
 	json_object *v = nl_test_json("{\"a\":[1,{\"b\":\"x\",\"c\":[]},[2]],\"d\":{}}");
 	nl_buf_init(&b, 0);
-	CU_ASSERT_EQUAL(nl_render(&b, v, 2), 0);
+	CU_ASSERT_EQUAL(nl_scn_render(&b, v, 2), 0);
 	CU_ASSERT_STRING_EQUAL(b.data, "  a:\n"
 	                               "    - 1\n"
 	                               "    - b: \"x\"\n"

@@ -17,9 +17,9 @@ static json_object *entry(const char *verb, const char *resource, const char *su
 
 static int matches(const char *pattern, json_object *e, long long prev)
 {
-	nl_reqpat p;
-	CU_ASSERT_EQUAL_FATAL(nl_reqpat_parse(&p, pattern, NULL), 0);
-	return nl_reqpat_match(&p, e, prev);
+	nl_scn_reqpat p;
+	CU_ASSERT_EQUAL_FATAL(nl_scn_reqpat_parse(&p, pattern, NULL), 0);
+	return nl_scn_reqpat_match(&p, e, prev);
 }
 
 static void test_reqpat__verb_target_and_code(void)
@@ -55,9 +55,9 @@ static void test_reqpat__timings(void)
 
 static void assert_bad(const char *pattern, const char *want)
 {
-	nl_reqpat p;
+	nl_scn_reqpat p;
 	nl_err err = {0};
-	CU_ASSERT_EQUAL(nl_reqpat_parse(&p, pattern, &err), NL_EPARSE);
+	CU_ASSERT_EQUAL(nl_scn_reqpat_parse(&p, pattern, &err), NL_EPARSE);
 	if (strcmp(err.msg, want) != 0)
 		fprintf(stderr, "\n  got:  %s\n  want: %s\n", err.msg, want);
 	CU_ASSERT_STRING_EQUAL(err.msg, want);
@@ -84,9 +84,9 @@ static void test_reqpat__describes_entries_as_patterns(void)
 {
 	char out[128];
 	json_object *e = entry("patch", "nodes", "status", "edge-1", 200, 1200000);
-	nl_reqpat_describe(out, sizeof(out), e, 1000000, 1);
+	nl_scn_reqpat_describe(out, sizeof(out), e, 1000000, 1);
 	CU_ASSERT_STRING_EQUAL(out, "patch nodes/edge-1/status 200 +200ms");
-	nl_reqpat_describe(out, sizeof(out), e, 0, 0);
+	nl_scn_reqpat_describe(out, sizeof(out), e, 0, 0);
 	CU_ASSERT_STRING_EQUAL(out, "patch nodes/edge-1/status 200");
 	CU_ASSERT_TRUE(matches(out, e, 0));
 	json_object_put(e);

@@ -18,11 +18,11 @@ static const char *fixtures_dir(void)
 
 static void test_scenario_parse__a_file_using_every_part(void)
 {
-	nl_scenario *sc = NULL;
+	nl_scn_scenario *sc = NULL;
 	nl_err err = {0};
 	char path[4096];
 	snprintf(path, sizeof(path), "%s", nl_test_fixture("scenario-parse/good.yaml"));
-	int rc = nl_scenario_load(&sc, path, fixtures_dir(), &err);
+	int rc = nl_scn_load(&sc, path, fixtures_dir(), &err);
 	if (rc != 0)
 		fprintf(stderr, "\n  %s\n", err.msg);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -54,31 +54,31 @@ static void test_scenario_parse__a_file_using_every_part(void)
 	CU_ASSERT_EQUAL(sc->steps[15].usec, 5 * INT64_C(1000000));
 	CU_ASSERT_STRING_EQUAL(sc->steps[15].path, "steps[15]");
 	char where[128];
-	nl_scenario_where(where, sizeof(where), sc, "steps[15].expect.object.fields");
+	nl_scn_where(where, sizeof(where), sc, "steps[15].expect.object.fields");
 	CU_ASSERT_PTR_NOT_NULL(strstr(where, "good.yaml:52"));
-	nl_scenario_free(sc);
+	nl_scn_free(sc);
 }
 
 static void test_scenario_parse__defaults(void)
 {
 	const char *text = "steps: [start]\nagent: {nodeName: edge}\n";
-	nl_scenario *sc = NULL;
-	CU_ASSERT_EQUAL_FATAL(
-	    nl_scenario_parse(&sc, text, strlen(text), "dir/my-case.yaml", NULL, NULL), 0);
+	nl_scn_scenario *sc = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_scn_parse(&sc, text, strlen(text), "dir/my-case.yaml", NULL, NULL),
+	                      0);
 	CU_ASSERT_STRING_EQUAL(sc->name, "my-case");
 	CU_ASSERT_EQUAL(sc->timeout_usec, NL_SCENARIO_DEFAULT_TIMEOUT_USEC);
 	CU_ASSERT_EQUAL(sc->seed, 1);
 	CU_ASSERT_EQUAL(sc->requires, 0);
 	CU_ASSERT_EQUAL(sc->start_usec, INT64_C(1767225600) * 1000000);
-	nl_scenario_free(sc);
+	nl_scn_free(sc);
 }
 
 /* Parse text as "t.yaml" and compare the error with want exactly. */
 static void assert_rejected(const char *text, const char *want)
 {
-	nl_scenario *sc = NULL;
+	nl_scn_scenario *sc = NULL;
 	nl_err err = {0};
-	int rc = nl_scenario_parse(&sc, text, strlen(text), "t.yaml", fixtures_dir(), &err);
+	int rc = nl_scn_parse(&sc, text, strlen(text), "t.yaml", fixtures_dir(), &err);
 	CU_ASSERT_NOT_EQUAL(rc, 0);
 	CU_ASSERT_PTR_NULL(sc);
 	if (strcmp(err.msg, want) != 0)
@@ -151,17 +151,17 @@ static void test_scenario_parse__cluster_and_agent(void)
 
 static void test_scenario_parse__an_include_that_cannot_be_read(void)
 {
-	nl_scenario *sc = NULL;
+	nl_scn_scenario *sc = NULL;
 	nl_err err = {0};
 	char path[2048], want[8192];
 	snprintf(path, sizeof(path), "%s", nl_test_fixture("scenario-parse/bad-include.yaml"));
-	CU_ASSERT_EQUAL(nl_scenario_load(&sc, path, fixtures_dir(), &err), NL_EPARSE);
+	CU_ASSERT_EQUAL(nl_scn_load(&sc, path, fixtures_dir(), &err), NL_EPARSE);
 	snprintf(want, sizeof(want),
 	         "%s:3:5: cluster[0].include: %s/manifests/no-such-file.yaml: No such file or "
 	         "directory",
 	         path, fixtures_dir());
 	CU_ASSERT_STRING_EQUAL(err.msg, want);
-	CU_ASSERT_EQUAL(nl_scenario_load(&sc, "/nonexistent/x.yaml", NULL, &err), NL_EIO);
+	CU_ASSERT_EQUAL(nl_scn_load(&sc, "/nonexistent/x.yaml", NULL, &err), NL_EIO);
 	CU_ASSERT_STRING_EQUAL(err.msg, "/nonexistent/x.yaml: No such file or directory");
 }
 

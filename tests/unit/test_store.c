@@ -1230,10 +1230,11 @@ static void test_store__list_resource_version_rules(void)
 	/* Quoted as Go's %q: a newline is \n, not \x0a. */
 	o.resource_version = "1\n";
 	CU_ASSERT_EQUAL(list(s, &cm_res, &o, &js, &st), NL_EBADREQUEST);
-	assert_status(&st, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
-	                   "\"Failure\",\"message\":\"invalid resource version: resourceVersion: "
-	                   "Invalid value: \\\"1\\\\n\\\": strconv.ParseUint: parsing \\\"1\\\\n\\\": "
-	                   "invalid syntax\",\"reason\":\"BadRequest\",\"code\":400}");
+	assert_status(&st,
+	              "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
+	              "\"Failure\",\"message\":\"invalid resource version: resourceVersion: "
+	              "Invalid value: \\\"1\\\\n\\\": strconv.ParseUint: parsing \\\"1\\\\n\\\": "
+	              "invalid syntax\",\"reason\":\"BadRequest\",\"code\":400}");
 
 	/* resourceVersion=0 is served whole, as from the watch cache. */
 	cm(s, "default", "a", NULL);

@@ -13,7 +13,7 @@ static json_object *expand(const char *tmpl_text, const char *want_err)
 {
 	json_object *vars = nl_test_json(vars_text), *tmpl = nl_test_json(tmpl_text), *out = NULL;
 	nl_err err = {0};
-	int rc = nl_vars_expand(&out, tmpl, vars, &err);
+	int rc = nl_scn_vars_expand(&out, tmpl, vars, &err);
 	if (want_err) {
 		CU_ASSERT_NOT_EQUAL(rc, 0);
 		if (strcmp(err.msg, want_err) != 0)
@@ -80,12 +80,12 @@ static void test_vars__references_are_listed_in_order(void)
 {
 	char names[256] = "";
 	json_object *t = nl_test_json("{\"${k}\":[\"${a.b} ${c[0]}\",{\"x\":\"${d}\"}],\"y\":1}");
-	CU_ASSERT_EQUAL(nl_vars_refs(t, collect, names, NULL), 0);
+	CU_ASSERT_EQUAL(nl_scn_vars_refs(t, collect, names, NULL), 0);
 	CU_ASSERT_STRING_EQUAL(names, "k,a,c,d,");
 	json_object_put(t);
 	names[0] = '\0';
 	t = nl_test_json("[\"${stop}\",\"${after}\"]");
-	CU_ASSERT_EQUAL(nl_vars_refs(t, collect, names, NULL), 7);
+	CU_ASSERT_EQUAL(nl_scn_vars_refs(t, collect, names, NULL), 7);
 	CU_ASSERT_STRING_EQUAL(names, "stop,");
 	json_object_put(t);
 }
@@ -94,12 +94,12 @@ static void test_vars__expand_string_always_gives_text(void)
 {
 	json_object *vars = nl_test_json(vars_text);
 	char *s = NULL;
-	CU_ASSERT_EQUAL(nl_vars_expand_string(&s, "${count}", vars, NULL), 0);
+	CU_ASSERT_EQUAL(nl_scn_vars_expand_string(&s, "${count}", vars, NULL), 0);
 	CU_ASSERT_STRING_EQUAL(s, "3");
 	free(s);
-	CU_ASSERT_TRUE(nl_vars_valid_name("node-uid_2"));
-	CU_ASSERT_FALSE(nl_vars_valid_name("2x"));
-	CU_ASSERT_FALSE(nl_vars_valid_name(""));
+	CU_ASSERT_TRUE(nl_scn_vars_valid_name("node-uid_2"));
+	CU_ASSERT_FALSE(nl_scn_vars_valid_name("2x"));
+	CU_ASSERT_FALSE(nl_scn_vars_valid_name(""));
 	json_object_put(vars);
 }
 

@@ -21,7 +21,9 @@ typedef struct {
 	atomic_int verbosity;
 } nl_log_domain;
 
+/* clang-format off */
 #define NL_LOG_DOMAIN_INIT {0}
+/* clang-format on */
 
 void nl_log_domain_set_verbosity(nl_log_domain *d, int v);
 int nl_log_domain_get_verbosity(nl_log_domain *d);
