@@ -11,6 +11,8 @@
 
 #include "agent_internal.h"
 
+static void schedule_status(nl_agent *a, int64_t delay);
+
 void nl_agent_options_init(nl_agent_options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -44,7 +46,7 @@ static int lease_written(nl_agent *a, int rc)
 		NL_LOG_INFO("node lease renewed after %s without a renewal; checking node status",
 		            d);
 		a->status_check_owed = 1;
-		nl__agent_schedule_status(a, 0);
+		schedule_status(a, 0);
 	}
 	a->last_lease_write = now;
 	return 0;
@@ -225,10 +227,12 @@ static void status_tick(void *payload)
 		delay = nl__agent_next_report(a) - nl_clock_mono(a->clock);
 	else if (rc == NL_ENOTFOUND)
 		delay = a->config->node_status_report_frequency_usec;
-	nl__agent_schedule_status(a, delay);
+	schedule_status(a, delay);
 }
 
-void nl__agent_schedule_status(nl_agent *a, int64_t delay)
+/* Run a status sync from the clock: at once (delay 0) or later; replaces the
+ * pending one. No-op when the agent is not running. */
+static void schedule_status(nl_agent *a, int64_t delay)
 {
 	/* kubelet reports status only once registered. */
 	if (!a->running || (a->config->register_node && !a->registered))
@@ -246,9 +250,9 @@ void nl__agent_schedule_status(nl_agent *a, int64_t delay)
 static void start_status(nl_agent *a)
 {
 	if (a->reports == 0 || a->status_check_owed)
-		nl__agent_schedule_status(a, 0);
+		schedule_status(a, 0);
 	else
-		nl__agent_schedule_status(a, nl__agent_next_report(a) - nl_clock_mono(a->clock));
+		schedule_status(a, nl__agent_next_report(a) - nl_clock_mono(a->clock));
 }
 
 static void register_tick(void *payload)
@@ -342,7 +346,7 @@ int nl_agent_set_config(nl_agent *a, const nl_nodelet_config *cfg)
 	nl_lease_controller_set_lease_duration(a->lease, cfg->lease_duration_seconds);
 	/* The server may show the old configuration's effects: compare now. */
 	a->status_check_owed = 1;
-	nl__agent_schedule_status(a, 0);
+	schedule_status(a, 0);
 	return 0;
 }
 

@@ -47,14 +47,9 @@ struct nl_agent {
 
 /* The on-repeated-heartbeat-failure hook: close the client's connections. */
 void nl__agent_heartbeat_failed(nl_agent *a);
-/* Run a status sync from the clock: at once (delay 0) or later; replaces the
- * pending one. No-op when the agent is not running. */
-void nl__agent_schedule_status(nl_agent *a, int64_t delay);
 /* The clock time at which the next status report is due. */
 int64_t nl__agent_next_report(const nl_agent *a);
 
-/* node_registration.c */
-int nl__agent_build_node(json_object **out, nl_agent *a);
 /* status.* fields this agent reports (conditions excluded) into status. */
 int nl__agent_fill_status(json_object *status, const nl_agent *a);
 

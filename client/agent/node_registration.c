@@ -212,7 +212,8 @@ int nl__agent_fill_status(json_object *status, const nl_agent *a)
 	return 0;
 }
 
-int nl__agent_build_node(json_object **out, nl_agent *a)
+/* node_registration.c */
+static int build_node(json_object **out, nl_agent *a)
 {
 	json_object *node = NULL, *spec, *status;
 	int rc = nl_node_new(&node, a->node_name);
@@ -243,7 +244,7 @@ fail:
 
 int nl_agent_initial_node(json_object **out, nl_agent *a)
 {
-	return nl__agent_build_node(out, a);
+	return build_node(out, a);
 }
 
 /* kubelet's updateDefaultLabels: the labels it owns back to its values.
@@ -329,7 +330,7 @@ int nl_agent_register_node(nl_agent *a)
 	int rc;
 	if (a->registered)
 		return 0;
-	if ((rc = nl__agent_build_node(&node, a)) != 0) {
+	if ((rc = build_node(&node, a)) != 0) {
 		NL_LOG_ERROR("Unable to construct v1.Node object for nodelet: %s", nl_strerror(rc));
 		return rc;
 	}

@@ -59,10 +59,6 @@ int nl__config_status_sync(nl_config_controller *cc);
 
 /* --- config sync (config_sync.c) ------------------------------------------ */
 
-/* The restart after an assignment change: Event, log, bootstrap, callback.
- * src NULL = local config. */
-void nl__config_restart(nl_config_controller *cc, const nl_config_source *src);
-
 /* Go's err.Error() for a failed API call: the Status message, else the
  * code's name; frees the status. Returns rc. */
 int nl__config_call_failed(nl_err *err, int rc, nl_status *status);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void restart_with(nl_config_controller *cc, const nl_config_source *src);
+
 int nl__config_call_failed(nl_err *err, int rc, nl_status *status)
 {
 	nl_err_set(err, rc, "%s",
@@ -263,7 +265,7 @@ static int sync_reset(nl_config_controller *cc, sync_failure *f)
 	 * resolves it. */
 	nl__config_status_set_error_override(&cc->status, NULL);
 	if (updated)
-		nl__config_restart(cc, NULL);
+		restart_with(cc, NULL);
 	return 0;
 }
 
@@ -282,7 +284,7 @@ static int sync_remote(nl_config_controller *cc, nl_config_source *src, sync_fai
 	if (rc != 0)
 		return rc;
 	if (updated)
-		nl__config_restart(cc, src);
+		restart_with(cc, src);
 	nl__config_status_set_error_override(&cc->status, NULL);
 	return 0;
 }
@@ -345,7 +347,9 @@ static void post_event(nl_config_controller *cc, const char *message)
 	json_object_put(event);
 }
 
-void nl__config_restart(nl_config_controller *cc, const nl_config_source *src)
+/* The restart after an assignment change: Event, log, bootstrap, callback.
+ * src NULL = local config. */
+static void restart_with(nl_config_controller *cc, const nl_config_source *src)
 {
 	char message[1400], api[512];
 	nl_nodelet_config *cfg = NULL;

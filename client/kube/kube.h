@@ -114,7 +114,7 @@ struct nl_client {
 	char hdr_ctype[40];       /* "Content-Type: application/json" */
 	char hdr_expect[8];       /* "Expect:": no 100-continue round trip */
 	char hdr_encoding[24];    /* "Accept-Encoding: gzip" */
-	char hdr_user_agent[176]; /* plain http only; see nl__easy_setup */
+	char hdr_user_agent[176]; /* plain http only; see transport.c */
 };
 
 /* One request with its retries; shared by the blocking and async paths. */
@@ -180,9 +180,6 @@ int nl__xfer_response(nl_response *out, nl__xfer *x);
 int nl__xfer_deliver(nl__xfer *x);
 void nl__xfer_free(nl__xfer *x);
 
-/* Fill a target from a request path ("/api/v1/namespaces/ns/configmaps/x"). */
-void nl__target_from_path(nl__target *t, const char *path, char *buf, size_t buflen);
-
 /* A deep copy of a config (config_copy.c). NL_ENOMEM. */
 int nl__config_copy(nl_rest_config **out, const nl_rest_config *in);
 
@@ -209,8 +206,6 @@ int nl__object_new(json_object **out, const char *api_version, const char *kind,
 /* async.c: cancel every call of a client (nl_client_free). */
 void nl__client_cancel_all(nl_client *c);
 
-/* TLS/proxy/auth options of the client on an easy handle (transport.c). */
-int nl__easy_setup(nl_client *c, CURL *easy, nl_result *res);
 void nl__easy_pool_init(nl__easy_pool *p);
 /* Free the idle handles. */
 void nl__easy_pool_free(nl__easy_pool *p);

@@ -9,9 +9,12 @@
 
 #include "kube.h"
 
+static void target_from_path(nl__target *t, const char *path, char *buf, size_t buflen);
+
 /* ---- easy handle options ------------------------------------------------------ */
 
-int nl__easy_setup(nl_client *c, CURL *easy, nl_result *res)
+/* TLS/proxy/auth options of the client on an easy handle. */
+static int easy_setup(nl_client *c, CURL *easy, nl_result *res)
 {
 	const nl_rest_config *cfg = c->cfg;
 	CURLcode cc = CURLE_OK;
@@ -311,7 +314,7 @@ int nl__xfer_init(nl__xfer *x, nl_client *c, const nl_request *req, int pool, nl
 		nl__xfer_free(x);
 		return nl__result_fail(res, NL_ENOMEM, "out of memory");
 	}
-	if ((rc = nl__easy_setup(c, x->easy, res)) != 0) {
+	if ((rc = easy_setup(c, x->easy, res)) != 0) {
 		nl__xfer_free(x);
 		return rc;
 	}
@@ -567,7 +570,7 @@ int nl__xfer_outcome(nl__xfer *x, CURLcode cc, nl_result *res, int64_t *wait_use
 	nl__target t = {x->method, x->group, x->resource, x->name};
 	char tbuf[1024];
 	if (!x->resource) {
-		nl__target_from_path(&t, x->url + strlen(x->client->base), tbuf, sizeof(tbuf));
+		target_from_path(&t, x->url + strlen(x->client->base), tbuf, sizeof(tbuf));
 		t.verb = x->method;
 	}
 	return nl__result_from_http(res, x->http, x->content_type_in, x->rbuf.data, x->rbuf.len, &t,
@@ -612,7 +615,7 @@ void nl_response_clear(nl_response *r)
 /* Split "/api/v1/namespaces/ns/configmaps/x" or
  * "/apis/coordination.k8s.io/v1/namespaces/ns/leases/x" into group, resource
  * and name (pointers into buf). Anything else leaves t empty. */
-void nl__target_from_path(nl__target *t, const char *path, char *buf, size_t buflen)
+static void target_from_path(nl__target *t, const char *path, char *buf, size_t buflen)
 {
 	char *seg[12];
 	size_t n = 0;

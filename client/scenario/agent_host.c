@@ -27,7 +27,9 @@ static const char *const config_keys[] = {"leaseDurationSeconds", "nodeStatusRep
                                           "registerNode",         "nodeLabels",
                                           "registerWithTaints",   "logVerbosity"};
 
-int nl_scn_agent_config(nl_nodelet_config **out, json_object *agent, nl_err *err)
+/* The NodeletConfiguration of `agent:` (its configuration fields),
+ * decoded and validated. NL_EPARSE / NL_EINVALID with err set. */
+static int agent_config(nl_nodelet_config **out, json_object *agent, nl_err *err)
 {
 	json_object *doc = json_object_new_object(), *v;
 	nl_nodelet_config *cfg = NULL;
@@ -207,8 +209,7 @@ int nl_scn_agent_new(nl_scn_agent **out, const nl_scn_agent_options *o, nl_err *
 	if (!a)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	a->o = o;
-	if ((rc = nl_scn_agent_config(&a->local, o->sc->agent, err)) != 0 ||
-	    (rc = build(a, err)) != 0) {
+	if ((rc = agent_config(&a->local, o->sc->agent, err)) != 0 || (rc = build(a, err)) != 0) {
 		nl_scn_agent_free(a);
 		return rc;
 	}

@@ -17,10 +17,6 @@
 
 #include "scenario.h"
 
-/* The NodeletConfiguration of `agent:` (its configuration fields),
- * decoded and validated. NL_EPARSE / NL_EINVALID with err set. */
-int nl_scn_agent_config(nl_nodelet_config **out, json_object *agent, nl_err *err);
-
 typedef struct nl_scn_agent nl_scn_agent;
 
 typedef struct {

@@ -218,7 +218,9 @@ static int step(json_object **cur, const nl_scn_jpath_seg *s)
 	return 0;
 }
 
-int nl_scn_jpath_get(json_object **out, json_object *root, const nl_scn_jpath *p)
+/* Follow p from root. Returns 1 and the value in *out (borrowed; NULL for a
+ * JSON null) when every segment exists, else 0 (and *out untouched). */
+static int jpath_get(json_object **out, json_object *root, const nl_scn_jpath *p)
 {
 	json_object *cur = root;
 	for (size_t i = 0; i < p->n; i++)
@@ -235,7 +237,7 @@ int nl_scn_jpath_lookup(json_object **out, int *found, json_object *root, const 
 	int rc = nl_scn_jpath_parse(&p, expr, err);
 	if (rc != 0)
 		return rc;
-	*found = nl_scn_jpath_get(out, root, p);
+	*found = jpath_get(out, root, p);
 	nl_scn_jpath_free(p);
 	return 0;
 }

@@ -36,9 +36,6 @@ typedef struct {
 int nl_scn_jpath_parse(nl_scn_jpath **out, const char *expr, nl_err *err);
 void nl_scn_jpath_free(nl_scn_jpath *p);
 
-/* Follow p from root. Returns 1 and the value in *out (borrowed; NULL for a
- * JSON null) when every segment exists, else 0 (and *out untouched). */
-int nl_scn_jpath_get(json_object **out, json_object *root, const nl_scn_jpath *p);
 /* Parse and follow in one call: 0 with *found set (and *out when found),
  * or NL_EPARSE/NL_ENOMEM as nl_scn_jpath_parse. */
 int nl_scn_jpath_lookup(json_object **out, int *found, json_object *root, const char *expr,

@@ -31,7 +31,7 @@ static int fill(nl_scn_objref *out, const char *kind, const char *api_version, c
 	return 0;
 }
 
-int nl_scn_objref_from_object(nl_scn_objref *out, json_object *obj)
+static int objref_from_object(nl_scn_objref *out, json_object *obj)
 {
 	return fill(out, str(obj, "kind"), str(obj, "apiVersion"), nl_meta_namespace(obj),
 	            nl_meta_name(obj));
@@ -79,7 +79,7 @@ int nl_scn_obj_create(json_object **out, nl_client *c, json_object *obj, nl_resu
 	char path[1024];
 	json_object *body = NULL;
 	int rc;
-	if ((rc = nl_scn_objref_from_object(&r, obj)) != 0 ||
+	if ((rc = objref_from_object(&r, obj)) != 0 ||
 	    (rc = collection_path(path, sizeof(path), &r)) != 0 ||
 	    (rc = normalized(&body, obj, &r)) != 0)
 		return rc;
@@ -94,7 +94,7 @@ int nl_scn_obj_update(json_object **out, nl_client *c, json_object *obj, nl_resu
 	char path[1024];
 	json_object *body = NULL;
 	int rc;
-	if ((rc = nl_scn_objref_from_object(&r, obj)) != 0 ||
+	if ((rc = objref_from_object(&r, obj)) != 0 ||
 	    (rc = object_path(path, sizeof(path), &r, NULL)) != 0 ||
 	    (rc = normalized(&body, obj, &r)) != 0)
 		return rc;
@@ -110,7 +110,7 @@ int nl_scn_obj_apply(json_object **out, int *created, nl_client *c, json_object 
 	char path[1024];
 	json_object *cur = NULL, *body = NULL;
 	int rc;
-	if ((rc = nl_scn_objref_from_object(&r, obj)) != 0 ||
+	if ((rc = objref_from_object(&r, obj)) != 0 ||
 	    (rc = object_path(path, sizeof(path), &r, NULL)) != 0)
 		return rc;
 	rc = nl_api_get(&cur, c, path, res);
@@ -306,7 +306,8 @@ int nl_scn_obj_watch(json_object **out, nl_client *c, json_object *spec, nl_resu
 
 /* --- errors ----------------------------------------------------------------------------------- */
 
-const char *nl_scn_obj_code_name(int rc)
+/* "ECONFLICT" for NL_ECONFLICT ... */
+static const char *code_name(int rc)
 {
 	static const char *const names[] = {
 	    "OK",
@@ -341,7 +342,7 @@ const char *nl_scn_obj_code_name(int rc)
 json_object *nl_scn_obj_error(int rc, const nl_result *res)
 {
 	json_object *e = json_object_new_object();
-	json_object_object_add(e, "code", json_object_new_string(nl_scn_obj_code_name(rc)));
+	json_object_object_add(e, "code", json_object_new_string(code_name(rc)));
 	if (res && res->http_status)
 		json_object_object_add(e, "status", json_object_new_int((int)res->http_status));
 	if (res && res->status && res->status->reason)

@@ -19,7 +19,6 @@ typedef struct {
 	char name[254];
 } nl_scn_objref;
 
-int nl_scn_objref_from_object(nl_scn_objref *out, json_object *obj);
 int nl_scn_objref_from_ref(nl_scn_objref *out, json_object *ref);
 /* "Lease kube-node-lease/edge-1" for messages. */
 void nl_scn_objref_describe(char *out, size_t outlen, const nl_scn_objref *r);
@@ -54,7 +53,5 @@ int nl_scn_obj_watch(json_object **out, nl_client *c, json_object *spec, nl_resu
  * "message": "..."} (status, reason and message when the server answered).
  * New reference. */
 json_object *nl_scn_obj_error(int rc, const nl_result *res);
-/* "ECONFLICT" for NL_ECONFLICT ... */
-const char *nl_scn_obj_code_name(int rc);
 
 #endif

@@ -90,7 +90,4 @@ static inline int soak_load_running(soak_load *L)
 void *soak_writer_main(void *arg);
 void *soak_watcher_main(void *arg);
 
-/* "soak-w3-7" */
-void soak_object_name(char *out, size_t outlen, unsigned writer, unsigned k);
-
 #endif

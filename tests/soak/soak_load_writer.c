@@ -19,7 +19,8 @@ const char *soak_op_name(soak_op op)
 	return op < SOAK_NOPS ? op_names[op] : "?";
 }
 
-void soak_object_name(char *out, size_t outlen, unsigned writer, unsigned k)
+/* "soak-w3-7" */
+static void object_name(char *out, size_t outlen, unsigned writer, unsigned k)
 {
 	snprintf(out, outlen, "soak-w%u-%u", writer, k);
 }
@@ -141,7 +142,7 @@ static int pick(ctx *c, int want)
 static void object_path(char *out, size_t outlen, ctx *c, unsigned k)
 {
 	char name[64];
-	soak_object_name(name, sizeof(name), c->w->id, k);
+	object_name(name, sizeof(name), c->w->id, k);
 	snprintf(out, outlen, COLLECTION "/%s", name);
 }
 
@@ -149,7 +150,7 @@ static void create(ctx *c, unsigned k)
 {
 	char name[64], body[512];
 	json_object *obj = NULL;
-	soak_object_name(name, sizeof(name), c->w->id, k);
+	object_name(name, sizeof(name), c->w->id, k);
 	snprintf(body, sizeof(body),
 	         "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"%s\","
 	         "\"labels\":{\"" SOAK_LABEL "\":\"w%u\"}},\"data\":{\"v\":\"0\",\"p\":\"0\"}}",
