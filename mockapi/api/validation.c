@@ -1,15 +1,13 @@
-/* Field validation as kube-apiserver 1.32 runs it: apimachinery's ObjectMeta
- * rules and the per-kind Validate* functions of pkg/apis/{core,coordination}
- * /validation, with field.Error's messages. Values in messages are printed
- * as Go's fmt prints them (%q for strings, %#v for structs). */
-#include "validation.h"
+/* Field validation as kube-apiserver 1.32 runs it: the field.Error list and
+ * its messages, and apimachinery's ObjectMeta rules. The per-kind Validate*
+ * functions are validation_kinds.c's. Values in messages are printed as Go's
+ * fmt prints them (%q for strings, %#v for structs). */
+#include "validation_internal.h"
 
 #include <nodelet/buf.h>
-#include <nodelet/meta.h>
 #include <nodelet/names.h>
 #include <nodelet/quote.h>
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,12 +16,6 @@
 #include <string.h>
 
 #define TOTAL_ANNOTATION_SIZE_LIMIT 262144 /* apimachinery TotalAnnotationSizeLimitB */
-#define MAX_SECRET_SIZE 1048576            /* core.MaxSecretSize, shared by ConfigMaps */
-#define WHY_MAX 2048
-#define NONNEGATIVE_MSG "must be greater than or equal to 0"
-#define IMMUTABLE_WHEN_SET_MSG "field is immutable when `immutable` is set"
-/* A non-nil pointer inside a %#v dump prints its address; any fixed text will do. */
-#define GO_PTR_TEXT "0xc000010000"
 
 /* ----------------------------------------------------------- error list */
 
@@ -48,7 +40,7 @@ void mock_ferrs_free(mock_ferrs *e)
 
 /* Append one error; takes message (malloc'ed). Allocation failures drop the
  * error: the caller then cannot build a Status either. */
-static void push(mock_ferrs *e, const char *reason, const char *field, char *message)
+void mock__ferr_push(mock_ferrs *e, const char *reason, const char *field, char *message)
 {
 	char *f = message ? strdup(field) : NULL;
 	if (!f) {
@@ -72,8 +64,7 @@ static void push(mock_ferrs *e, const char *reason, const char *field, char *mes
 	e->n++;
 }
 
-__attribute__((format(printf, 4, 5))) static void pushf(mock_ferrs *e, const char *reason,
-                                                        const char *field, const char *fmt, ...)
+void mock__ferr_pushf(mock_ferrs *e, const char *reason, const char *field, const char *fmt, ...)
 {
 	nl_buf b;
 	va_list ap;
@@ -85,7 +76,7 @@ __attribute__((format(printf, 4, 5))) static void pushf(mock_ferrs *e, const cha
 		nl_buf_free(&b);
 		return;
 	}
-	push(e, reason, field, nl_buf_detach(&b, NULL));
+	mock__ferr_push(e, reason, field, nl_buf_detach(&b, NULL));
 }
 
 /* ------------------------------------------------------- Go value text */
@@ -104,7 +95,7 @@ static char *go_value(json_object *v)
 }
 
 /* %#v of a []string: []string{"a", "b"}. */
-static char *go_string_slice(json_object *arr)
+char *mock__go_string_slice(json_object *arr)
 {
 	nl_buf b;
 	nl_buf_init(&b, 0);
@@ -124,9 +115,10 @@ void mock_ferr_invalid_raw(mock_ferrs *e, const char *field, const char *value_t
                            const char *detail)
 {
 	if (detail && *detail)
-		pushf(e, NL_CAUSE_INVALID, field, "Invalid value: %s: %s", value_text, detail);
+		mock__ferr_pushf(e, NL_CAUSE_INVALID, field, "Invalid value: %s: %s", value_text,
+		                 detail);
 	else
-		pushf(e, NL_CAUSE_INVALID, field, "Invalid value: %s", value_text);
+		mock__ferr_pushf(e, NL_CAUSE_INVALID, field, "Invalid value: %s", value_text);
 }
 
 void mock_ferr_invalid(mock_ferrs *e, const char *field, json_object *value, const char *detail)
@@ -137,7 +129,7 @@ void mock_ferr_invalid(mock_ferrs *e, const char *field, json_object *value, con
 	free(text);
 }
 
-static void invalid_str(mock_ferrs *e, const char *field, const char *value, const char *detail)
+void mock__ferr_invalid_str(mock_ferrs *e, const char *field, const char *value, const char *detail)
 {
 	char *text = nl_quote_dup(value);
 	if (text)
@@ -145,7 +137,7 @@ static void invalid_str(mock_ferrs *e, const char *field, const char *value, con
 	free(text);
 }
 
-static void invalid_int(mock_ferrs *e, const char *field, int64_t value, const char *detail)
+void mock__ferr_invalid_int(mock_ferrs *e, const char *field, int64_t value, const char *detail)
 {
 	char text[32];
 	snprintf(text, sizeof(text), "%lld", (long long)value);
@@ -154,7 +146,7 @@ static void invalid_int(mock_ferrs *e, const char *field, int64_t value, const c
 
 /* names.h joins a validator's messages with "; "; Go's callers append one
  * field error per message. */
-static void invalid_each(mock_ferrs *e, const char *field, const char *value, const char *why)
+void mock__ferr_invalid_each(mock_ferrs *e, const char *field, const char *value, const char *why)
 {
 	char *copy = strdup(why), *p = copy;
 	if (!copy)
@@ -163,7 +155,7 @@ static void invalid_each(mock_ferrs *e, const char *field, const char *value, co
 		char *sep = strstr(p, "; ");
 		if (sep)
 			*sep = '\0';
-		invalid_str(e, field, value, p);
+		mock__ferr_invalid_str(e, field, value, p);
 		if (!sep)
 			break;
 		p = sep + 2;
@@ -174,23 +166,23 @@ static void invalid_each(mock_ferrs *e, const char *field, const char *value, co
 void mock_ferr_required(mock_ferrs *e, const char *field, const char *detail)
 {
 	if (detail && *detail)
-		pushf(e, NL_CAUSE_REQUIRED, field, "Required value: %s", detail);
+		mock__ferr_pushf(e, NL_CAUSE_REQUIRED, field, "Required value: %s", detail);
 	else
-		pushf(e, NL_CAUSE_REQUIRED, field, "Required value");
+		mock__ferr_pushf(e, NL_CAUSE_REQUIRED, field, "Required value");
 }
 
 void mock_ferr_forbidden(mock_ferrs *e, const char *field, const char *detail)
 {
 	if (detail && *detail)
-		pushf(e, NL_CAUSE_FORBIDDEN, field, "Forbidden: %s", detail);
+		mock__ferr_pushf(e, NL_CAUSE_FORBIDDEN, field, "Forbidden: %s", detail);
 	else
-		pushf(e, NL_CAUSE_FORBIDDEN, field, "Forbidden");
+		mock__ferr_pushf(e, NL_CAUSE_FORBIDDEN, field, "Forbidden");
 }
 
 void mock_ferr_too_long(mock_ferrs *e, const char *field, size_t max)
 {
-	pushf(e, NL_CAUSE_TOO_LONG, field, "Too long: may not be more than %zu %s", max,
-	      max == 1 ? "byte" : "bytes");
+	mock__ferr_pushf(e, NL_CAUSE_TOO_LONG, field, "Too long: may not be more than %zu %s", max,
+	                 max == 1 ? "byte" : "bytes");
 }
 
 void mock_ferr_not_supported(mock_ferrs *e, const char *field, json_object *value,
@@ -205,14 +197,14 @@ void mock_ferr_not_supported(mock_ferrs *e, const char *field, json_object *valu
 		nl_quote_append(&b, supported[i]);
 	}
 	free(text);
-	push(e, NL_CAUSE_NOT_SUPPORTED, field, nl_buf_detach(&b, NULL));
+	mock__ferr_push(e, NL_CAUSE_NOT_SUPPORTED, field, nl_buf_detach(&b, NULL));
 }
 
 void mock_ferr_duplicate(mock_ferrs *e, const char *field, json_object *value)
 {
 	char *text = go_value(value);
 	if (text)
-		pushf(e, NL_CAUSE_DUPLICATE, field, "Duplicate value: %s", text);
+		mock__ferr_pushf(e, NL_CAUSE_DUPLICATE, field, "Duplicate value: %s", text);
 	free(text);
 }
 
@@ -233,42 +225,6 @@ nl_status *mock_ferrs_to_status(const mock_ferrs *e, const char *kind, const cha
 fail:
 	nl_status_free(st);
 	return NULL;
-}
-
-/* -------------------------------------------------------- JSON helpers */
-
-static json_object *get(json_object *obj, const char *key)
-{
-	json_object *v = NULL;
-	if (!json_object_is_type(obj, json_type_object) || !json_object_object_get_ex(obj, key, &v))
-		return NULL;
-	return v;
-}
-
-static const char *get_str(json_object *obj, const char *key)
-{
-	json_object *v = get(obj, key);
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-static bool nonempty(const char *s)
-{
-	return s && *s;
-}
-
-static size_t array_len(json_object *a)
-{
-	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-}
-
-__attribute__((format(printf, 3, 4))) static const char *path(char *buf, size_t len,
-                                                              const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return buf;
 }
 
 /* ----------------------------------------------------------- ObjectMeta */
@@ -293,13 +249,13 @@ static void path_segment_name(mock_ferrs *e, const char *field, const char *name
 	if (!prefix && (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)) {
 		char detail[32];
 		snprintf(detail, sizeof(detail), "may not be '%s'", name);
-		invalid_str(e, field, name, detail);
+		mock__ferr_invalid_str(e, field, name, detail);
 		return;
 	}
 	if (strchr(name, '/'))
-		invalid_str(e, field, name, "may not contain '/'");
+		mock__ferr_invalid_str(e, field, name, "may not contain '/'");
 	if (strchr(name, '%'))
-		invalid_str(e, field, name, "may not contain '%'");
+		mock__ferr_invalid_str(e, field, name, "may not contain '%'");
 }
 
 static void name_rule(mock_ferrs *e, const mock_resource *r, const char *field, const char *name,
@@ -316,7 +272,7 @@ static void name_rule(mock_ferrs *e, const mock_resource *r, const char *field, 
 	int rc = r->id == MOCK_KIND_NAMESPACE ? nl_name_is_dns1123_label(n, why, sizeof(why))
 	                                      : nl_name_is_dns1123_subdomain(n, why, sizeof(why));
 	if (rc != 0)
-		invalid_each(e, field, name, why);
+		mock__ferr_invalid_each(e, field, name, why);
 	free(n);
 }
 
@@ -329,9 +285,9 @@ static void validate_labels(mock_ferrs *e, json_object *labels)
 	{
 		const char *val = json_object_get_string(v);
 		if (nl_name_is_label_key(k, why, sizeof(why)) != 0)
-			invalid_each(e, "metadata.labels", k, why);
+			mock__ferr_invalid_each(e, "metadata.labels", k, why);
 		if (nl_name_is_label_value(val ? val : "", why, sizeof(why)) != 0)
-			invalid_each(e, "metadata.labels", val ? val : "", why);
+			mock__ferr_invalid_each(e, "metadata.labels", val ? val : "", why);
 	}
 }
 
@@ -350,7 +306,7 @@ static void validate_annotations(mock_ferrs *e, json_object *ann)
 		for (char *p = lower; *p; p++)
 			*p = (char)tolower((unsigned char)*p);
 		if (nl_name_is_label_key(lower, why, sizeof(why)) != 0)
-			invalid_each(e, "metadata.annotations", k, why);
+			mock__ferr_invalid_each(e, "metadata.annotations", k, why);
 		free(lower);
 		total += strlen(k) + (size_t)json_object_get_string_len(v);
 	}
@@ -417,14 +373,17 @@ static void validate_owner_refs(mock_ferrs *e, json_object *refs)
 		kind = kind ? kind : "";
 		name = name ? name : "";
 		if (!api_version_has_version(av))
-			invalid_str(e, "metadata.ownerReferences.apiVersion", av,
-			            "version must not be empty");
+			mock__ferr_invalid_str(e, "metadata.ownerReferences.apiVersion", av,
+			                       "version must not be empty");
 		if (!*kind)
-			invalid_str(e, "metadata.ownerReferences.kind", "", "must not be empty");
+			mock__ferr_invalid_str(e, "metadata.ownerReferences.kind", "",
+			                       "must not be empty");
 		if (!*name)
-			invalid_str(e, "metadata.ownerReferences.name", "", "must not be empty");
+			mock__ferr_invalid_str(e, "metadata.ownerReferences.name", "",
+			                       "must not be empty");
 		if (!nonempty(uid))
-			invalid_str(e, "metadata.ownerReferences.uid", "", "must not be empty");
+			mock__ferr_invalid_str(e, "metadata.ownerReferences.uid", "",
+			                       "must not be empty");
 		if (strcmp(av, "v1") == 0 && strcmp(kind, "Event") == 0 &&
 		    (text = owner_refs_text(refs, ref)) != NULL) {
 			mock_ferr_invalid_raw(e, fld, text,
@@ -455,12 +414,12 @@ static void validate_meta_finalizers(mock_ferrs *e, json_object *fins)
 		const char *f = json_object_get_string(json_object_array_get_idx(fins, i));
 		f = f ? f : "";
 		if (nl_name_is_label_key(f, why, sizeof(why)) != 0)
-			invalid_each(e, "metadata.finalizers", f, why);
+			mock__ferr_invalid_each(e, "metadata.finalizers", f, why);
 		orphan |= strcmp(f, "orphan") == 0;
 		foreground |= strcmp(f, "foregroundDeletion") == 0;
 	}
 	if (orphan && foreground) {
-		char *text = go_string_slice(fins);
+		char *text = mock__go_string_slice(fins);
 		if (text)
 			mock_ferr_invalid_raw(
 			    e, "metadata.finalizers", text,
@@ -486,13 +445,13 @@ void mock_validate_object_meta(mock_ferrs *e, const mock_resource *r, json_objec
 		if (!nonempty(ns))
 			mock_ferr_required(e, "metadata.namespace", NULL);
 		else if (nl_name_is_dns1123_label(ns, why, sizeof(why)) != 0)
-			invalid_each(e, "metadata.namespace", ns, why);
+			mock__ferr_invalid_each(e, "metadata.namespace", ns, why);
 	} else if (nonempty(ns)) {
 		mock_ferr_forbidden(e, "metadata.namespace", "not allowed on this type");
 	}
 	int64_t generation = json_object_get_int64(get(meta, "generation"));
 	if (generation < 0)
-		invalid_int(e, "metadata.generation", generation, NONNEGATIVE_MSG);
+		mock__ferr_invalid_int(e, "metadata.generation", generation, NONNEGATIVE_MSG);
 	validate_labels(e, get(meta, "labels"));
 	validate_annotations(e, get(meta, "annotations"));
 	validate_owner_refs(e, get(meta, "ownerReferences"));
@@ -514,488 +473,4 @@ void mock_validate_object(mock_ferrs *e, const mock_resource *r, json_object *ob
 	mock_validate_object_meta(e, r, obj);
 	if (r->validate)
 		r->validate(e, obj, old);
-}
-
-/* ------------------------------------------------------------ Namespace */
-
-void mock_validate_namespace(mock_ferrs *e, json_object *obj, json_object *old)
-{
-	static const char *const standard[] = {"kubernetes", "orphan", "foregroundDeletion"};
-	json_object *fins = nl_json_get_path(obj, "spec.finalizers");
-	char why[WHY_MAX];
-	(void)old;
-	for (size_t i = 0; i < array_len(fins); i++) {
-		const char *f = json_object_get_string(json_object_array_get_idx(fins, i));
-		bool known = false;
-		f = f ? f : "";
-		if (nl_name_is_label_key(f, why, sizeof(why)) != 0)
-			invalid_each(e, "spec.finalizers", f, why);
-		for (size_t j = 0; j < 3; j++)
-			known |= strcmp(f, standard[j]) == 0;
-		if (!strchr(f, '/') && !known)
-			invalid_str(e, "spec.finalizers", f,
-			            "name is neither a standard finalizer name nor is it fully "
-			            "qualified");
-	}
-}
-
-/* ----------------------------------------------------------------- Node */
-
-static void validate_taints(mock_ferrs *e, json_object *taints)
-{
-	static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
-	char why[WHY_MAX], fld[64];
-	size_t n = array_len(taints);
-	for (size_t i = 0; i < n; i++) {
-		json_object *t = json_object_array_get_idx(taints, i);
-		const char *key = get_str(t, "key"), *value = get_str(t, "value");
-		const char *effect = get_str(t, "effect");
-		bool known = false, dup = false;
-		key = key ? key : "";
-		value = value ? value : "";
-		effect = effect ? effect : "";
-		/* Go's ValidateNode passes metadata's path, so the errors say so. */
-		if (nl_name_is_label_key(key, why, sizeof(why)) != 0)
-			invalid_each(e, path(fld, sizeof(fld), "metadata.taints[%zu].key", i), key,
-			             why);
-		if (nl_name_is_label_value(value, why, sizeof(why)) != 0) {
-			/* joined with ";" here, without the space */
-			for (char *p = strstr(why, "; "); p; p = strstr(p, "; "))
-				memmove(p + 1, p + 2, strlen(p + 2) + 1);
-			invalid_str(e, path(fld, sizeof(fld), "metadata.taints[%zu].value", i),
-			            value, why);
-		}
-		for (size_t j = 0; effects[j]; j++)
-			known |= strcmp(effect, effects[j]) == 0;
-		path(fld, sizeof(fld), "metadata.taints[%zu].effect", i);
-		if (!*effect) {
-			mock_ferr_required(e, fld, NULL);
-		} else if (!known) {
-			json_object *v = json_object_new_string(effect);
-			mock_ferr_not_supported(e, fld, v, effects);
-			json_object_put(v);
-		}
-		for (size_t j = 0; j < i && !dup; j++) {
-			json_object *o = json_object_array_get_idx(taints, j);
-			const char *ok = get_str(o, "key"), *oe = get_str(o, "effect");
-			dup = strcmp(ok ? ok : "", key) == 0 && strcmp(oe ? oe : "", effect) == 0;
-		}
-		if (dup) {
-			nl_buf b;
-			nl_buf_init(&b, 0);
-			nl_buf_adds(&b, "Duplicate value: core.Taint{Key:");
-			nl_quote_append(&b, key);
-			nl_buf_adds(&b, ", Value:");
-			nl_quote_append(&b, value);
-			nl_buf_adds(&b, ", Effect:");
-			nl_quote_append(&b, effect);
-			nl_buf_printf(&b,
-			              ", TimeAdded:(*v1.Time)(%s)}: taints must be unique by key "
-			              "and effect pair",
-			              get(t, "timeAdded") ? GO_PTR_TEXT : "nil");
-			push(e, NL_CAUSE_DUPLICATE,
-			     path(fld, sizeof(fld), "metadata.taints[%zu]", i),
-			     nl_buf_detach(&b, NULL));
-		}
-	}
-}
-
-/* A quantity below zero: a '-' sign and a non-zero digit before the suffix. */
-static bool quantity_negative(const char *q)
-{
-	if (*q != '-')
-		return false;
-	for (q++; *q && (isdigit((unsigned char)*q) || *q == '.'); q++)
-		if (*q >= '1' && *q <= '9')
-			return true;
-	return false;
-}
-
-static void validate_resources(mock_ferrs *e, json_object *obj)
-{
-	static const char *const lists[] = {"capacity", "allocatable"};
-	for (size_t i = 0; i < 2; i++) {
-		json_object *list = nl_json_get_path(get(obj, "status"), lists[i]);
-		if (!json_object_is_type(list, json_type_object))
-			continue;
-		json_object_object_foreach(list, k, v)
-		{
-			const char *q = json_object_get_string(v);
-			nl_buf b;
-			if (!q || !quantity_negative(q))
-				continue;
-			nl_buf_init(&b, 0);
-			nl_buf_printf(&b, "status.%s.%s", lists[i], k);
-			char *fld = nl_buf_detach(&b, NULL);
-			if (fld)
-				invalid_str(e, fld, q, NONNEGATIVE_MSG);
-			free(fld);
-		}
-	}
-}
-
-/* 0 IPv4, 1 IPv6, -1 not a CIDR; netutils.ParseCIDRSloppy, which allows
- * leading zeros in IPv4 octets. */
-static int cidr_family(const char *s)
-{
-	const char *slash = strchr(s, '/');
-	char ip[64];
-	unsigned char addr[16];
-	size_t iplen = slash ? (size_t)(slash - s) : 0;
-	int family, bits = 0;
-	if (!slash || iplen == 0 || iplen >= sizeof(ip) || !slash[1])
-		return -1;
-	memcpy(ip, s, iplen);
-	ip[iplen] = '\0';
-	if (strchr(ip, ':')) {
-		if (inet_pton(AF_INET6, ip, addr) != 1)
-			return -1;
-		family = 1;
-	} else {
-		int parts = 0;
-		for (const char *p = ip; *p; parts++) {
-			int v = 0, digits = 0;
-			for (; isdigit((unsigned char)*p) && v < 256; p++, digits++)
-				v = v * 10 + (*p - '0');
-			if (!digits || v > 255 || (*p && *p != '.'))
-				return -1;
-			if (*p == '.' && !*++p)
-				return -1;
-		}
-		if (parts != 4)
-			return -1;
-		family = 0;
-	}
-	for (const char *p = slash + 1; *p; p++) {
-		if (!isdigit((unsigned char)*p) || bits > 1000)
-			return -1;
-		bits = bits * 10 + (*p - '0');
-	}
-	return bits <= (family ? 128 : 32) ? family : -1;
-}
-
-static void validate_pod_cidrs(mock_ferrs *e, json_object *cidrs)
-{
-	size_t n = array_len(cidrs);
-	bool v4 = false, v6 = false;
-	char fld[64];
-	if (n == 0)
-		return;
-	char *slice = go_string_slice(cidrs);
-	if (!slice)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		int fam = cidr_family(json_object_get_string(json_object_array_get_idx(cidrs, i)));
-		if (fam < 0)
-			mock_ferr_invalid_raw(e, path(fld, sizeof(fld), "spec.podCIDRs[%zu]", i),
-			                      slice, "must be valid CIDR");
-		v4 |= fam == 0;
-		v6 |= fam == 1;
-	}
-	if (n > 1) {
-		if (!(v4 && v6) || n > 2)
-			mock_ferr_invalid_raw(
-			    e, "spec.podCIDRs", slice,
-			    "may specify no more than one CIDR for each IP family");
-		for (size_t i = 1; i < n; i++) {
-			json_object *v = json_object_array_get_idx(cidrs, i);
-			for (size_t j = 0; j < i; j++) {
-				if (!json_object_equal(v, json_object_array_get_idx(cidrs, j)))
-					continue;
-				mock_ferr_duplicate(
-				    e, path(fld, sizeof(fld), "spec.podCIDRs[%zu]", i), v);
-				break;
-			}
-		}
-	}
-	free(slice);
-}
-
-/* validateConfigMapNodeConfigSource: the reference itself. */
-static void validate_config_ref(mock_ferrs *e, json_object *cm, const char *base)
-{
-	static const struct {
-		const char *key;
-		const char *required;
-		int (*check)(const char *, char *, size_t);
-	} parts[] = {
-	    {"namespace", "namespace must be set", nl_name_is_dns1123_label},
-	    {"name", "name must be set", nl_name_is_dns1123_subdomain},
-	    {"kubeletConfigKey", "kubeletConfigKey must be set", nl_name_is_config_key},
-	};
-	char why[WHY_MAX], fld[128];
-	for (size_t i = 0; i < 3; i++) {
-		const char *v = get_str(cm, parts[i].key);
-		path(fld, sizeof(fld), "%s.%s", base, parts[i].key);
-		if (!nonempty(v))
-			mock_ferr_required(e, fld, parts[i].required);
-		else if (parts[i].check(v, why, sizeof(why)) != 0)
-			invalid_each(e, fld, v, why);
-	}
-}
-
-/* validateNodeConfigSourceSpec / validateNodeConfigSourceStatus: exactly one
- * reference; uid and resourceVersion forbidden in spec, required in status. */
-static void validate_config_source(mock_ferrs *e, json_object *src, const char *base, bool status)
-{
-	json_object *cm = get(src, "configMap");
-	char fld[128], cmbase[128];
-	if (cm) {
-		path(cmbase, sizeof(cmbase), "%s.configMap", base);
-		static const char *const keys[] = {"uid", "resourceVersion"};
-		for (size_t i = 0; i < 2; i++) {
-			char detail[64];
-			bool set = nonempty(get_str(cm, keys[i]));
-			path(fld, sizeof(fld), "%s.%s", cmbase, keys[i]);
-			if (!status && set) {
-				snprintf(detail, sizeof(detail), "%s must not be set in spec",
-				         keys[i]);
-				mock_ferr_forbidden(e, fld, detail);
-			} else if (status && !set) {
-				snprintf(detail, sizeof(detail), "%s must be set in status",
-				         keys[i]);
-				mock_ferr_required(e, fld, detail);
-			}
-		}
-		validate_config_ref(e, cm, cmbase);
-		return;
-	}
-	mock_ferr_invalid_raw(
-	    e, base, "core.NodeConfigSource{ConfigMap:(*core.ConfigMapNodeConfigSource)(nil)}",
-	    "exactly one reference subfield must be non-nil");
-}
-
-static void validate_node_config(mock_ferrs *e, json_object *obj)
-{
-	static const char *const which[] = {"assigned", "active", "lastKnownGood"};
-	json_object *src = nl_json_get_path(obj, "spec.configSource");
-	json_object *config = nl_json_get_path(obj, "status.config");
-	char base[64];
-	if (src)
-		validate_config_source(e, src, "spec.configSource", false);
-	for (size_t i = 0; config && i < 3; i++) {
-		json_object *s = get(config, which[i]);
-		if (s)
-			validate_config_source(
-			    e, s, path(base, sizeof(base), "status.config.%s", which[i]), true);
-	}
-}
-
-/* %#v of a core.NodeAddress. */
-static char *go_node_address(json_object *a)
-{
-	nl_buf b;
-	const char *t = get_str(a, "type"), *addr = get_str(a, "address");
-	nl_buf_init(&b, 0);
-	nl_buf_adds(&b, "core.NodeAddress{Type:");
-	nl_quote_append(&b, t ? t : "");
-	nl_buf_adds(&b, ", Address:");
-	nl_quote_append(&b, addr ? addr : "");
-	nl_buf_adds(&b, "}");
-	return nl_buf_detach(&b, NULL);
-}
-
-static void validate_node_update(mock_ferrs *e, json_object *obj, json_object *old)
-{
-	json_object *addrs = nl_json_get_path(obj, "status.addresses");
-	json_object *cidrs = nl_json_get_path(obj, "spec.podCIDRs");
-	json_object *old_cidrs = nl_json_get_path(old, "spec.podCIDRs");
-	const char *pid = nl_json_get_string(obj, "spec.providerID");
-	const char *old_pid = nl_json_get_string(old, "spec.providerID");
-	const char *ext = nl_json_get_string(obj, "spec.externalID");
-	const char *old_ext = nl_json_get_string(old, "spec.externalID");
-	const char *cidr_msg = "node updates may not change podCIDR except from \"\" to valid";
-	char fld[64];
-
-	for (size_t i = 1; i < array_len(addrs); i++) {
-		json_object *a = json_object_array_get_idx(addrs, i);
-		for (size_t j = 0; j < i; j++) {
-			if (!json_object_equal(a, json_object_array_get_idx(addrs, j)))
-				continue;
-			char *text = go_node_address(a);
-			if (text)
-				pushf(e, NL_CAUSE_DUPLICATE,
-				      path(fld, sizeof(fld), "status.addresses[%zu]", i),
-				      "Duplicate value: %s", text);
-			free(text);
-			break;
-		}
-	}
-	if (array_len(old_cidrs) > 0) {
-		if (array_len(old_cidrs) != array_len(cidrs)) {
-			mock_ferr_forbidden(e, "spec.podCIDRs", cidr_msg);
-		} else {
-			for (size_t i = 0; i < array_len(cidrs); i++)
-				if (!json_object_equal(json_object_array_get_idx(cidrs, i),
-				                       json_object_array_get_idx(old_cidrs, i)))
-					mock_ferr_forbidden(e, "spec.podCIDRs", cidr_msg);
-		}
-	}
-	if (nonempty(old_pid) && strcmp(old_pid, pid ? pid : "") != 0)
-		mock_ferr_forbidden(e, "spec.providerID",
-		                    "node updates may not change providerID except from \"\" to "
-		                    "valid");
-	validate_node_config(e, obj);
-	if (strcmp(ext ? ext : "", old_ext ? old_ext : "") != 0)
-		mock_ferr_forbidden(e, "spec.externalID", "may not be updated");
-}
-
-/* ValidateNode, then on update ValidateNodeUpdate (whose repeats of the
- * taint and resource checks are left out: they would only duplicate causes).
- * Unlike 1.32, which drops spec.configSource on create, the mock keeps it and
- * so checks it on create too. */
-void mock_validate_node(mock_ferrs *e, json_object *obj, json_object *old)
-{
-	validate_taints(e, nl_json_get_path(obj, "spec.taints"));
-	validate_resources(e, obj);
-	validate_pod_cidrs(e, nl_json_get_path(obj, "spec.podCIDRs"));
-	if (old)
-		validate_node_update(e, obj, old);
-	else
-		validate_node_config(e, obj);
-}
-
-/* ------------------------------------------------------------ ConfigMap */
-
-/* Decoded binaryData is canonical base64, so its size follows from the text. */
-static size_t b64_decoded_len(const char *s)
-{
-	size_t len = strlen(s);
-	size_t n = len / 4 * 3;
-	if (len >= 1 && s[len - 1] == '=')
-		n--;
-	if (len >= 2 && s[len - 2] == '=')
-		n--;
-	return n;
-}
-
-void mock_validate_configmap(mock_ferrs *e, json_object *obj, json_object *old)
-{
-	json_object *data = get(obj, "data"), *bin = get(obj, "binaryData");
-	char why[WHY_MAX];
-	nl_buf fld;
-	size_t total = 0;
-
-	if (old && json_object_get_boolean(get(old, "immutable"))) {
-		json_object *old_data = get(old, "data"), *old_bin = get(old, "binaryData");
-		if (!json_object_get_boolean(get(obj, "immutable")))
-			mock_ferr_forbidden(e, "immutable", IMMUTABLE_WHEN_SET_MSG);
-		if (!json_object_equal(data, old_data))
-			mock_ferr_forbidden(e, "data", IMMUTABLE_WHEN_SET_MSG);
-		if (!json_object_equal(bin, old_bin))
-			mock_ferr_forbidden(e, "binaryData", IMMUTABLE_WHEN_SET_MSG);
-	}
-	nl_buf_init(&fld, 0);
-	if (json_object_is_type(data, json_type_object)) {
-		json_object_object_foreach(data, k, v)
-		{
-			nl_buf_reset(&fld);
-			nl_buf_printf(&fld, "data[%s]", k);
-			if (nl_name_is_config_key(k, why, sizeof(why)) != 0)
-				invalid_each(e, fld.data, k, why);
-			if (get(bin, k))
-				invalid_str(e, fld.data, k,
-				            "duplicate of key present in binaryData");
-			total += (size_t)json_object_get_string_len(v);
-		}
-	}
-	if (json_object_is_type(bin, json_type_object)) {
-		json_object_object_foreach(bin, k, v)
-		{
-			const char *b64 = json_object_get_string(v);
-			nl_buf_reset(&fld);
-			nl_buf_printf(&fld, "binaryData[%s]", k);
-			if (nl_name_is_config_key(k, why, sizeof(why)) != 0)
-				invalid_each(e, fld.data, k, why);
-			total += b64 ? b64_decoded_len(b64) : 0;
-		}
-	}
-	nl_buf_free(&fld);
-	/* field.NewPath("") prints as "[]": the error is about the whole object */
-	if (total > MAX_SECRET_SIZE)
-		mock_ferr_too_long(e, "[]", MAX_SECRET_SIZE);
-}
-
-/* ---------------------------------------------------------------- Event */
-
-/* legacyValidateEvent, all a core/v1 Event gets (ValidateEventCreate and
- * ValidateEventUpdate stop there for v1). */
-void mock_validate_event(mock_ferrs *e, json_object *obj, json_object *old)
-{
-	static const struct {
-		const char *key;
-		size_t max;
-		bool required;
-	} limits[] = {
-	    {"reportingInstance", 128, true},
-	    {"action", 128, true},
-	    {"reason", 128, true},
-	    {"message", 1024, false},
-	};
-	const char *ns = nl_meta_namespace(obj);
-	const char *ins = nl_json_get_string(obj, "involvedObject.namespace");
-	const char *ctrl = get_str(obj, "reportingComponent");
-	char why[WHY_MAX];
-	(void)old;
-	ns = ns ? ns : "";
-	ins = ins ? ins : "";
-	ctrl = ctrl ? ctrl : "";
-
-	if (!json_object_is_type(get(obj, "eventTime"), json_type_string)) {
-		/* an old-style Event: namespaces must agree ("" or default when the
-		 * involved object has none) */
-		bool ok = *ins ? strcmp(ns, ins) == 0 : !*ns || strcmp(ns, "default") == 0;
-		if (!ok)
-			invalid_str(e, "involvedObject.namespace", ins,
-			            "does not match event.namespace");
-	} else {
-		if (!*ins && strcmp(ns, "default") != 0 && strcmp(ns, "kube-system") != 0)
-			invalid_str(e, "involvedObject.namespace", ins,
-			            "does not match event.namespace");
-		if (!*ctrl)
-			mock_ferr_required(e, "reportingController", NULL);
-		if (nl_name_is_label_key(ctrl, why, sizeof(why)) != 0)
-			invalid_each(e, "reportingController", ctrl, why);
-		for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-			const char *v = get_str(obj, limits[i].key);
-			char detail[48];
-			if (limits[i].required && !nonempty(v))
-				mock_ferr_required(e, limits[i].key, NULL);
-			if (v && strlen(v) > limits[i].max) {
-				snprintf(detail, sizeof(detail), "can have at most %zu characters",
-				         limits[i].max);
-				invalid_str(e, limits[i].key, "", detail);
-			}
-		}
-	}
-	if (nl_name_is_dns1123_subdomain(ns, why, sizeof(why)) != 0)
-		invalid_each(e, "namespace", ns, why);
-}
-
-/* ---------------------------------------------------------------- Lease */
-
-void mock_validate_lease(mock_ferrs *e, json_object *obj, json_object *old)
-{
-	json_object *spec = get(obj, "spec");
-	json_object *dur = get(spec, "leaseDurationSeconds");
-	json_object *trans = get(spec, "leaseTransitions");
-	const char *strategy = get_str(spec, "strategy");
-	const char *preferred = get_str(spec, "preferredHolder");
-	(void)old;
-	if (dur && json_object_get_int64(dur) <= 0)
-		invalid_int(e, "spec.leaseDurationSeconds", json_object_get_int64(dur),
-		            "must be greater than 0");
-	if (trans && json_object_get_int64(trans) < 0)
-		invalid_int(e, "spec.leaseTransitions", json_object_get_int64(trans),
-		            NONNEGATIVE_MSG);
-	/* Reachable only if a caller keeps strategy: 1.32's decoding drops it. */
-	if (strategy && !strchr(strategy, '/') && strcmp(strategy, "OldestEmulationVersion") != 0) {
-		static const char *const known[] = {"OldestEmulationVersion", NULL};
-		json_object *v = json_object_new_string(strategy);
-		mock_ferr_not_supported(e, "spec.strategy.strategy", v, known);
-		json_object_put(v);
-	}
-	if (nonempty(preferred) && !nonempty(strategy))
-		mock_ferr_forbidden(e, "spec.preferredHolder",
-		                    "may only be specified if `strategy` is defined");
 }
