@@ -1,7 +1,7 @@
 /* Crash-safe file replacement (nodelet/fs.h), shared by the agent and the
  * mock. The directory-of-files writes of the checkpoint store build on the
- * pieces in fs_internal.h (client/dynconfig/atomic_fs.c). */
-#include "fs_internal.h"
+ * pieces in fs_steps.h (client/dynconfig/atomic_fs.c). */
+#include "fs_steps.h"
 
 #include <errno.h>
 #include <fcntl.h>

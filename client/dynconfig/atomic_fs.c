@@ -1,6 +1,6 @@
 /* The checkpoint store's directory writes (kubeletconfig/util/files, plus
  * the directory fsyncs it leaves out), on client/core's crash-safe file
- * pieces (fs_internal.h): MkdirAll with each parent fsynced, an empty file
+ * pieces (fs_steps.h): MkdirAll with each parent fsynced, an empty file
  * made durable, and a directory of files that appears whole or not at all. */
 #include "atomic_fs.h"
 

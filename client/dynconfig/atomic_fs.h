@@ -8,7 +8,7 @@
 
 #include <nodelet/checkpoint_store.h>
 
-#include "../core/fs_internal.h"
+#include "../core/fs_steps.h"
 
 /* A directory at path, created (with its missing parents, each parent
  * fsynced) when absent. NL_EIO when it cannot be created or path is not a

@@ -11,7 +11,8 @@
 #  2. no two files call into each other, directly or round a longer cycle,
 #     unless every file of the cycle includes one shared *_internal.h (one
 #     module split over several files);
-#  3. a header belongs to the folder whose fragment lists it (a public
+#  3. a *_internal.h is included only by files of its own folder;
+#  4. a header belongs to the folder whose fragment lists it (a public
 #     header in client/include/nodelet/ to the folder that installs it,
 #     mockapi/mockapi.h to mockapi/server), else to the folder holding it.
 # Prints each violation and exits 1 when there is any.
@@ -138,7 +139,13 @@ BEGIN {
 	close(includes)
 	while ((getline line < includes) > 0) {
 		split(line, w, " ")
-		if (w[2] ~ /_internal\.h$/) { inc_internal[w[1]] = inc_internal[w[1]] " " w[2] }
+		if (w[2] !~ /_internal\.h$/) continue
+		inc_internal[w[1]] = inc_internal[w[1]] " " w[2]
+		a = folder(w[1]); b = folder(w[2])
+		if (a != "" && b != "" && a != b) {
+			printf "layers: %s includes %s: an _internal.h is for the files of its own folder (%s)\n", w[1], w[3], b
+			bad = 1
+		}
 	}
 	# Reachability from every file (breadth first), then cycles: files that
 	# reach each other.

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The layering check (tests/lint/check-layers.sh) on a small tree made here:
 # it passes a tree that keeps the rule and names each kind of breach — a
-# call up a layer, an include up a layer, a cycle of calls — and accepts a
-# cycle inside one module around its _internal.h.
+# call up a layer, an include up a layer, a cycle of calls, another folder's
+# _internal.h — and accepts a cycle inside one module around its
+# _internal.h.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 check=$here/check-layers.sh
@@ -74,5 +75,15 @@ printf '#include "low/a.h"\n#include "mod_internal.h"\nint high_b(void) { return
 	>"$work/src/high/b.c"
 build high/c
 run high/c.o || { cat "$work/out"; fail "a module split around its _internal.h was refused"; }
+
+# Another folder's _internal.h, even one below: a module's own.
+mk
+printf 'int low_a(void);\n' >"$work/src/low/mod_internal.h"
+printf '#include "b.h"\n#include "low/mod_internal.h"\nint high_b(void) { return low_a(); }\n' \
+	>"$work/src/high/b.c"
+build
+run && fail "an include of another folder's _internal.h passed"
+grep -q "high/b.c includes \"low/mod_internal.h\": an _internal.h is for the files of its own folder (low)" \
+	"$work/out" || { cat "$work/out"; fail "the foreign _internal.h is not named"; }
 
 echo "PASS: the layering check keeps the rule and names each breach"

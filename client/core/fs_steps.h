@@ -1,7 +1,7 @@
 /* The pieces of client/core/fs.c that the checkpoint store's directory
  * writes (client/dynconfig/atomic_fs.c) build on. Not installed. */
-#ifndef NL_CORE_FS_INTERNAL_H
-#define NL_CORE_FS_INTERNAL_H
+#ifndef NL_CORE_FS_STEPS_H
+#define NL_CORE_FS_STEPS_H
 
 #include <nodelet/fs.h>
 
