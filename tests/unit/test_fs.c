@@ -30,7 +30,7 @@ static int teardown(void)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char p[256];
+	char p[sizeof(dir) + 256 + 2];
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
