@@ -172,7 +172,7 @@ fail:
 static int get_node(json_object **out, nl_agent *a, int from_cache, nl_result *res)
 {
 	char path[1024];
-	int rc = nl_api_path(path, sizeof(path), &NL_RESOURCE_NODES, NULL, a->node_name, NULL);
+	int rc = nl_api_path(path, sizeof(path), &nl_resource_nodes, NULL, a->node_name, NULL);
 	if (rc != 0)
 		return rc;
 	/* kubelet's first try reads the API server's cache (util.FromApiserverCache):

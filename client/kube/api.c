@@ -8,11 +8,11 @@
 
 #include "kube.h"
 
-const nl_resource NL_RESOURCE_LEASES = {"coordination.k8s.io", "v1", "leases", "Lease", 1};
-const nl_resource NL_RESOURCE_NODES = {"", "v1", "nodes", "Node", 0};
-const nl_resource NL_RESOURCE_CONFIGMAPS = {"", "v1", "configmaps", "ConfigMap", 1};
-const nl_resource NL_RESOURCE_EVENTS = {"", "v1", "events", "Event", 1};
-const nl_resource NL_RESOURCE_NAMESPACES = {"", "v1", "namespaces", "Namespace", 0};
+const nl_resource nl_resource_leases = {"coordination.k8s.io", "v1", "leases", "Lease", 1};
+const nl_resource nl_resource_nodes = {"", "v1", "nodes", "Node", 0};
+const nl_resource nl_resource_configmaps = {"", "v1", "configmaps", "ConfigMap", 1};
+const nl_resource nl_resource_events = {"", "v1", "events", "Event", 1};
+const nl_resource nl_resource_namespaces = {"", "v1", "namespaces", "Namespace", 0};
 
 /* Bodies of list answers can be large; parse them with the client's cap. */
 #define DEFAULT_PAGE 500

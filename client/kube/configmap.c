@@ -13,7 +13,7 @@ int nl_configmap_get(json_object **out, nl_client *c, const char *ns, const char
                      nl_result *res)
 {
 	char path[NL__PATH_MAX];
-	int rc = nl__path(path, &NL_RESOURCE_CONFIGMAPS, ns_or_default(ns, c), name, NULL, res);
+	int rc = nl__path(path, &nl_resource_configmaps, ns_or_default(ns, c), name, NULL, res);
 	return rc ? rc : nl_api_get(out, c, path, res);
 }
 
@@ -21,14 +21,14 @@ int nl_configmap_list(json_object **out, nl_client *c, const char *ns, const nl_
                       nl_result *res)
 {
 	char path[NL__PATH_MAX];
-	int rc = nl__path(path, &NL_RESOURCE_CONFIGMAPS, ns_or_default(ns, c), NULL, NULL, res);
+	int rc = nl__path(path, &nl_resource_configmaps, ns_or_default(ns, c), NULL, NULL, res);
 	return rc ? rc : nl_api_list(out, c, path, o, res);
 }
 
 int nl_configmap_create(json_object **out, nl_client *c, json_object *cm, nl_result *res)
 {
 	char path[NL__PATH_MAX];
-	int rc = nl__path(path, &NL_RESOURCE_CONFIGMAPS, nl__obj_namespace(cm, c), NULL, NULL, res);
+	int rc = nl__path(path, &nl_resource_configmaps, nl__obj_namespace(cm, c), NULL, NULL, res);
 	return rc ? rc : nl_api_create(out, c, path, cm, NULL, res);
 }
 
@@ -38,7 +38,7 @@ int nl_configmap_update(json_object **out, nl_client *c, json_object *cm, nl_res
 	const char *name = nl__obj_name(cm, res);
 	if (!name)
 		return NL_EINVAL;
-	int rc = nl__path(path, &NL_RESOURCE_CONFIGMAPS, nl__obj_namespace(cm, c), name, NULL, res);
+	int rc = nl__path(path, &nl_resource_configmaps, nl__obj_namespace(cm, c), name, NULL, res);
 	return rc ? rc : nl_api_update(out, c, path, cm, NULL, res);
 }
 
@@ -46,7 +46,7 @@ int nl_configmap_delete(nl_client *c, const char *ns, const char *name, const nl
                         nl_result *res)
 {
 	char path[NL__PATH_MAX];
-	int rc = nl__path(path, &NL_RESOURCE_CONFIGMAPS, ns_or_default(ns, c), name, NULL, res);
+	int rc = nl__path(path, &nl_resource_configmaps, ns_or_default(ns, c), name, NULL, res);
 	return rc ? rc : nl_api_delete(NULL, c, path, o, res);
 }
 

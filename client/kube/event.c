@@ -60,7 +60,7 @@ int nl_event_new(json_object **out, const nl_event_spec *s, int64_t now_usec)
 int nl_event_create(json_object **out, nl_client *c, json_object *event, nl_result *res)
 {
 	char path[NL__PATH_MAX];
-	int rc = nl__path(path, &NL_RESOURCE_EVENTS, nl__obj_namespace(event, c), NULL, NULL, res);
+	int rc = nl__path(path, &nl_resource_events, nl__obj_namespace(event, c), NULL, NULL, res);
 	return rc ? rc : nl_api_create(out, c, path, event, NULL, res);
 }
 
@@ -82,6 +82,6 @@ int nl_event_list(json_object **out, nl_client *c, const char *ns, const nl_list
 {
 	char path[NL__PATH_MAX];
 	int rc =
-	    nl__path(path, &NL_RESOURCE_EVENTS, ns ? ns : nl_client_namespace(c), NULL, NULL, res);
+	    nl__path(path, &nl_resource_events, ns ? ns : nl_client_namespace(c), NULL, NULL, res);
 	return rc ? rc : nl_api_list(out, c, path, o, res);
 }

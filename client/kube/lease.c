@@ -106,7 +106,7 @@ int nl_lease_get(json_object **out, nl_client *c, const char *ns, const char *na
 {
 	char path[NL__PATH_MAX];
 	int rc =
-	    nl__path(path, &NL_RESOURCE_LEASES, ns ? ns : nl_client_namespace(c), name, NULL, res);
+	    nl__path(path, &nl_resource_leases, ns ? ns : nl_client_namespace(c), name, NULL, res);
 	return rc ? rc : nl_api_get(out, c, path, res);
 }
 
@@ -115,14 +115,14 @@ int nl_lease_list(json_object **out, nl_client *c, const char *ns, const nl_list
 {
 	char path[NL__PATH_MAX];
 	int rc =
-	    nl__path(path, &NL_RESOURCE_LEASES, ns ? ns : nl_client_namespace(c), NULL, NULL, res);
+	    nl__path(path, &nl_resource_leases, ns ? ns : nl_client_namespace(c), NULL, NULL, res);
 	return rc ? rc : nl_api_list(out, c, path, o, res);
 }
 
 int nl_lease_create(json_object **out, nl_client *c, json_object *lease, nl_result *res)
 {
 	char path[NL__PATH_MAX];
-	int rc = nl__path(path, &NL_RESOURCE_LEASES, nl__obj_namespace(lease, c), NULL, NULL, res);
+	int rc = nl__path(path, &nl_resource_leases, nl__obj_namespace(lease, c), NULL, NULL, res);
 	return rc ? rc : nl_api_create(out, c, path, lease, NULL, res);
 }
 
@@ -132,7 +132,7 @@ int nl_lease_update(json_object **out, nl_client *c, json_object *lease, nl_resu
 	const char *name = nl__obj_name(lease, res);
 	if (!name)
 		return NL_EINVAL;
-	int rc = nl__path(path, &NL_RESOURCE_LEASES, nl__obj_namespace(lease, c), name, NULL, res);
+	int rc = nl__path(path, &nl_resource_leases, nl__obj_namespace(lease, c), name, NULL, res);
 	return rc ? rc : nl_api_update(out, c, path, lease, NULL, res);
 }
 
@@ -141,7 +141,7 @@ int nl_lease_delete(nl_client *c, const char *ns, const char *name, const nl_del
 {
 	char path[NL__PATH_MAX];
 	int rc =
-	    nl__path(path, &NL_RESOURCE_LEASES, ns ? ns : nl_client_namespace(c), name, NULL, res);
+	    nl__path(path, &nl_resource_leases, ns ? ns : nl_client_namespace(c), name, NULL, res);
 	return rc ? rc : nl_api_delete(NULL, c, path, o, res);
 }
 
@@ -150,7 +150,7 @@ int nl_lease_get_async(nl_call **out, nl_client *c, const char *ns, const char *
 {
 	char path[NL__PATH_MAX];
 	int rc =
-	    nl__path(path, &NL_RESOURCE_LEASES, ns ? ns : nl_client_namespace(c), name, NULL, NULL);
+	    nl__path(path, &nl_resource_leases, ns ? ns : nl_client_namespace(c), name, NULL, NULL);
 	return rc ? rc : nl_api_get_async(out, c, path, cb, payload);
 }
 
@@ -161,7 +161,7 @@ int nl_lease_update_async(nl_call **out, nl_client *c, json_object *lease, nl_ob
 	const char *name = nl__obj_name(lease, NULL);
 	if (!name)
 		return NL_EINVAL;
-	int rc = nl__path(path, &NL_RESOURCE_LEASES, nl__obj_namespace(lease, c), name, NULL, NULL);
+	int rc = nl__path(path, &nl_resource_leases, nl__obj_namespace(lease, c), name, NULL, NULL);
 	return rc ? rc : nl_api_update_async(out, c, path, lease, NULL, cb, payload);
 }
 
@@ -169,7 +169,7 @@ int nl_lease_create_async(nl_call **out, nl_client *c, json_object *lease, nl_ob
                           void *payload)
 {
 	char path[NL__PATH_MAX];
-	int rc = nl__path(path, &NL_RESOURCE_LEASES, nl__obj_namespace(lease, c), NULL, NULL, NULL);
+	int rc = nl__path(path, &nl_resource_leases, nl__obj_namespace(lease, c), NULL, NULL, NULL);
 	return rc ? rc : nl_api_create_async(out, c, path, lease, NULL, cb, payload);
 }
 
@@ -205,7 +205,7 @@ static int ops_write(json_object **out, nl_status **status, const char *ns, json
 	char path[NL__PATH_MAX];
 	const char *name = create ? NULL : nl__obj_name(lease, &res);
 	int rc =
-	    create || name ? nl__path(path, &NL_RESOURCE_LEASES, ns, name, NULL, &res) : NL_EINVAL;
+	    create || name ? nl__path(path, &nl_resource_leases, ns, name, NULL, &res) : NL_EINVAL;
 	if (rc == 0)
 		rc = create ? nl_api_create(out, payload, path, lease, NULL, &res)
 		            : nl_api_update(out, payload, path, lease, NULL, &res);
@@ -228,7 +228,7 @@ static int ops_get_node(json_object **out, nl_status **status, const char *name,
 {
 	nl_result res = NL_RESULT_INIT;
 	char path[NL__PATH_MAX];
-	int rc = nl__path(path, &NL_RESOURCE_NODES, NULL, name, NULL, &res);
+	int rc = nl__path(path, &nl_resource_nodes, NULL, name, NULL, &res);
 	if (rc == 0)
 		rc = nl_api_get(out, payload, path, &res);
 	return hand_over(status, &res, rc);

@@ -8,7 +8,7 @@
 
 static int node_path(char path[NL__PATH_MAX], const char *name, const char *sub, nl_result *res)
 {
-	return nl__path(path, &NL_RESOURCE_NODES, NULL, name, sub, res);
+	return nl__path(path, &nl_resource_nodes, NULL, name, sub, res);
 }
 
 int nl_node_get(json_object **out, nl_client *c, const char *name, nl_result *res)

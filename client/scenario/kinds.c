@@ -8,9 +8,9 @@ static const struct {
 	const char *kind;
 	const nl_resource *r;
 } kinds[] = {
-    {"Lease", &NL_RESOURCE_LEASES},         {"Node", &NL_RESOURCE_NODES},
-    {"ConfigMap", &NL_RESOURCE_CONFIGMAPS}, {"Event", &NL_RESOURCE_EVENTS},
-    {"Namespace", &NL_RESOURCE_NAMESPACES},
+    {"Lease", &nl_resource_leases},         {"Node", &nl_resource_nodes},
+    {"ConfigMap", &nl_resource_configmaps}, {"Event", &nl_resource_events},
+    {"Namespace", &nl_resource_namespaces},
 };
 
 const nl_resource *nl_scn_kind(const char *kind, const char *api_version)

@@ -504,7 +504,7 @@ static void cleanup_objects(nl_scn__run *r)
 			json_object *list = NULL;
 			char sel[300];
 			snprintf(sel, sizeof(sel), "involvedObject.name=%s", node);
-			if (nl_scn_obj_list(&list, r->client, &NL_RESOURCE_EVENTS, "default", NULL,
+			if (nl_scn_obj_list(&list, r->client, &nl_resource_events, "default", NULL,
 			                    sel, NULL) == 0) {
 				json_object *items = json_object_object_get(list, "items");
 				for (size_t i = 0; i < json_object_array_length(items); i++)

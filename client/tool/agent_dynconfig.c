@@ -162,7 +162,7 @@ static int retarget_configmap(nl__dynconfig *d)
 		return 0;
 	if (!(d->cm_ns = strdup(ns)) || !(d->cm_name = strdup(name)))
 		return NL_ENOMEM;
-	if ((rc = nl_api_path(path, sizeof(path), &NL_RESOURCE_CONFIGMAPS, ns, NULL, NULL)) != 0)
+	if ((rc = nl_api_path(path, sizeof(path), &nl_resource_configmaps, ns, NULL, NULL)) != 0)
 		return rc;
 	return start_informer(&d->cm_informer, d, path, name, h);
 }
@@ -261,7 +261,7 @@ int nl__dynconfig_start(nl__dynconfig **out, nl_agent *a, const char *dir,
 		goto fail;
 	}
 	if ((rc = bootstrap(d)) != 0 ||
-	    (rc = nl_api_path(path, sizeof(path), &NL_RESOURCE_NODES, NULL, NULL, NULL)) != 0 ||
+	    (rc = nl_api_path(path, sizeof(path), &nl_resource_nodes, NULL, NULL, NULL)) != 0 ||
 	    (rc = start_informer(&d->node_informer, d, path, nl_agent_node_name(a),
 	                         node_handlers)) != 0 ||
 	    (rc = retarget_configmap(d)) != 0)

@@ -306,7 +306,7 @@ static int op_get_lease(json_object **out, nl_status **status, const char *ns, c
 {
 	hb_node *nd = payload;
 	char path[256];
-	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, ns, name, NULL);
+	nl_api_path(path, sizeof(path), &nl_resource_leases, ns, name, NULL);
 	return await(out, status, nd, nl_api_get_async(NULL, nd->b->client, path, on_done, nd));
 }
 
@@ -315,7 +315,7 @@ static int op_create_lease(json_object **out, nl_status **status, const char *ns
 {
 	hb_node *nd = payload;
 	char path[256];
-	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, ns, NULL, NULL);
+	nl_api_path(path, sizeof(path), &nl_resource_leases, ns, NULL, NULL);
 	return await(out, status, nd,
 	             nl_api_create_async(NULL, nd->b->client, path, lease, NULL, on_done, nd));
 }
@@ -327,7 +327,7 @@ static int op_update_lease(json_object **out, nl_status **status, const char *ns
 	char path[256];
 	const char *name = json_object_get_string(
 	    json_object_object_get(json_object_object_get(lease, "metadata"), "name"));
-	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, ns, name, NULL);
+	nl_api_path(path, sizeof(path), &nl_resource_leases, ns, name, NULL);
 	return await(out, status, nd,
 	             nl_api_update_async(NULL, nd->b->client, path, lease, NULL, on_done, nd));
 }
@@ -338,13 +338,13 @@ static int op_update_lease_text(char **out, size_t *out_len, nl_status **status,
 	hb_node *nd = payload;
 	coro *c = nd->co;
 	char path[256];
-	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, ns, name, NULL);
+	nl_api_path(path, sizeof(path), &nl_resource_leases, ns, name, NULL);
 	nl_request req = {.method = "PUT",
 	                  .path = path,
 	                  .body = body,
 	                  .body_len = len,
-	                  .group = NL_RESOURCE_LEASES.group,
-	                  .resource = NL_RESOURCE_LEASES.resource,
+	                  .group = nl_resource_leases.group,
+	                  .resource = nl_resource_leases.resource,
 	                  .name = name};
 	c->text = NULL;
 	int rc =
@@ -364,7 +364,7 @@ static int op_get_node(json_object **out, nl_status **status, const char *name, 
 {
 	hb_node *nd = payload;
 	char path[256];
-	nl_api_path(path, sizeof(path), &NL_RESOURCE_NODES, NULL, name, NULL);
+	nl_api_path(path, sizeof(path), &nl_resource_nodes, NULL, name, NULL);
 	return await(out, status, nd, nl_api_get_async(NULL, nd->b->client, path, on_done, nd));
 }
 

@@ -131,7 +131,7 @@ static int send_text(put_bench *b, put_slot *s)
 	const put_text *t = &b->texts[s->current];
 	char now[NL_TIME_BUFSZ], path[256], body[1024];
 	nl_time_format_micro(now, nl_time_now());
-	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, b->ns, t->name, NULL);
+	nl_api_path(path, sizeof(path), &nl_resource_leases, b->ns, t->name, NULL);
 	int len = snprintf(body, sizeof(body),
 	                   "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","
 	                   "\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
@@ -144,8 +144,8 @@ static int send_text(put_bench *b, put_slot *s)
 	                  .path = path,
 	                  .body = body,
 	                  .body_len = (size_t)len,
-	                  .group = NL_RESOURCE_LEASES.group,
-	                  .resource = NL_RESOURCE_LEASES.resource,
+	                  .group = nl_resource_leases.group,
+	                  .resource = nl_resource_leases.resource,
 	                  .name = t->name};
 	s->sent_ns = bench_now_ns();
 	return nl_client_send(NULL, b->client, &req, on_text_done, s);
@@ -159,7 +159,7 @@ static int send_tree(put_bench *b, put_slot *s)
 	nl_time_format_micro(now, nl_time_now());
 	json_object_object_add(spec, "renewTime", json_object_new_string(now));
 	snprintf(name, sizeof(name), "%s-%zu", b->prefix, s->current);
-	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, b->ns, name, NULL);
+	nl_api_path(path, sizeof(path), &nl_resource_leases, b->ns, name, NULL);
 	s->sent_ns = bench_now_ns();
 	return nl_api_update_async(NULL, b->client, path, lease, NULL, on_done, s);
 }
@@ -210,7 +210,7 @@ static void load_leases(put_bench *b)
 	char path[256];
 	json_object *list = NULL, *items;
 	nl_result res = NL_RESULT_INIT;
-	nl_api_path(path, sizeof(path), &NL_RESOURCE_LEASES, b->ns, NULL, NULL);
+	nl_api_path(path, sizeof(path), &nl_resource_leases, b->ns, NULL, NULL);
 	if (nl_api_list(&list, b->client, path, NULL, &res) != 0)
 		bench_die("list leases: %s", res.message);
 	if (!json_object_object_get_ex(list, "items", &items))

@@ -14,26 +14,26 @@ static void test_typed__paths(void)
 {
 	char p[256];
 	CU_ASSERT_EQUAL(
-	    nl_api_path(p, sizeof(p), &NL_RESOURCE_LEASES, "kube-node-lease", "n1", NULL), 0);
+	    nl_api_path(p, sizeof(p), &nl_resource_leases, "kube-node-lease", "n1", NULL), 0);
 	CU_ASSERT_STRING_EQUAL(p,
 	                       "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1");
-	CU_ASSERT_EQUAL(nl_api_path(p, sizeof(p), &NL_RESOURCE_CONFIGMAPS, NULL, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(nl_api_path(p, sizeof(p), &nl_resource_configmaps, NULL, NULL, NULL), 0);
 	CU_ASSERT_STRING_EQUAL(p, "/api/v1/configmaps");
-	CU_ASSERT_EQUAL(nl_api_path(p, sizeof(p), &NL_RESOURCE_CONFIGMAPS, "default", NULL, NULL),
+	CU_ASSERT_EQUAL(nl_api_path(p, sizeof(p), &nl_resource_configmaps, "default", NULL, NULL),
 	                0);
 	CU_ASSERT_STRING_EQUAL(p, "/api/v1/namespaces/default/configmaps");
 	/* Cluster-scoped resources ignore a namespace. */
-	CU_ASSERT_EQUAL(nl_api_path(p, sizeof(p), &NL_RESOURCE_NODES, "default", "n1", "status"),
+	CU_ASSERT_EQUAL(nl_api_path(p, sizeof(p), &nl_resource_nodes, "default", "n1", "status"),
 	                0);
 	CU_ASSERT_STRING_EQUAL(p, "/api/v1/nodes/n1/status");
 	CU_ASSERT_EQUAL(
-	    nl_api_path(p, sizeof(p), &NL_RESOURCE_NAMESPACES, NULL, "kube-system", NULL), 0);
+	    nl_api_path(p, sizeof(p), &nl_resource_namespaces, NULL, "kube-system", NULL), 0);
 	CU_ASSERT_STRING_EQUAL(p, "/api/v1/namespaces/kube-system");
 	/* Odd names are escaped, never spliced into the path. */
-	CU_ASSERT_EQUAL(nl_api_path(p, sizeof(p), &NL_RESOURCE_NODES, NULL, "a/b?c", NULL), 0);
+	CU_ASSERT_EQUAL(nl_api_path(p, sizeof(p), &nl_resource_nodes, NULL, "a/b?c", NULL), 0);
 	CU_ASSERT_STRING_EQUAL(p, "/api/v1/nodes/a%2Fb%3Fc");
-	CU_ASSERT_EQUAL(nl_api_path(p, 10, &NL_RESOURCE_NODES, NULL, "n1", NULL), NL_ETOOBIG);
-	CU_ASSERT_EQUAL(nl_api_path(p, sizeof(p), &NL_RESOURCE_NODES, NULL, NULL, "status"),
+	CU_ASSERT_EQUAL(nl_api_path(p, 10, &nl_resource_nodes, NULL, "n1", NULL), NL_ETOOBIG);
+	CU_ASSERT_EQUAL(nl_api_path(p, sizeof(p), &nl_resource_nodes, NULL, NULL, "status"),
 	                NL_EINVAL);
 }
 

@@ -29,11 +29,11 @@ typedef struct {
 	int namespaced;
 } nl_resource;
 
-extern const nl_resource NL_RESOURCE_LEASES;     /* coordination.k8s.io/v1 leases */
-extern const nl_resource NL_RESOURCE_NODES;      /* v1 nodes (cluster-scoped) */
-extern const nl_resource NL_RESOURCE_CONFIGMAPS; /* v1 configmaps */
-extern const nl_resource NL_RESOURCE_EVENTS;     /* v1 events */
-extern const nl_resource NL_RESOURCE_NAMESPACES; /* v1 namespaces (cluster-scoped) */
+extern const nl_resource nl_resource_leases;     /* coordination.k8s.io/v1 leases */
+extern const nl_resource nl_resource_nodes;      /* v1 nodes (cluster-scoped) */
+extern const nl_resource nl_resource_configmaps; /* v1 configmaps */
+extern const nl_resource nl_resource_events;     /* v1 events */
+extern const nl_resource nl_resource_namespaces; /* v1 namespaces (cluster-scoped) */
 
 /* "/api/v1[/namespaces/<ns>]/<resource>[/<name>[/<subresource>]]" (or
  * "/apis/<group>/<version>/...") into out. ns NULL or "" = all namespaces
