@@ -3,7 +3,6 @@
 
 #include <nodelet/config_controller.h>
 #include <nodelet/configmap.h>
-#include <nodelet/event.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
 #include <nodelet/node.h>
@@ -76,54 +75,6 @@ static void fake_host(nl_host_info *h)
 	h->memory_bytes = INT64_C(4) << 30;
 }
 
-/* --- the config controller's calls, on the agent's client ------------------------------ */
-
-static int hand_over(nl_status **status, nl_result *res, int rc)
-{
-	if (rc != 0 && status) {
-		*status = res->status ? res->status : nl_status_new(0, "", res->message);
-		res->status = NULL;
-	}
-	nl_result_clear(res);
-	return rc;
-}
-
-static int ops_get_node(json_object **out, nl_status **status, const char *name, void *payload)
-{
-	nl_scn_agent *a = payload;
-	nl_result res = NL_RESULT_INIT;
-	return hand_over(status, &res, nl_node_get(out, nl_agent_client(a->agent), name, &res));
-}
-
-static int ops_get_configmap(json_object **out, nl_status **status, const char *ns,
-                             const char *name, void *payload)
-{
-	nl_scn_agent *a = payload;
-	nl_result res = NL_RESULT_INIT;
-	return hand_over(status, &res,
-	                 nl_configmap_get(out, nl_agent_client(a->agent), ns, name, &res));
-}
-
-static int ops_patch_node_status(json_object **out, nl_status **status, const char *name,
-                                 const char *patch, size_t len, void *payload)
-{
-	nl_scn_agent *a = payload;
-	nl_result res = NL_RESULT_INIT;
-	return hand_over(status, &res,
-	                 nl_node_patch_status(out, nl_agent_client(a->agent), name,
-	                                      NL_PATCH_STRATEGIC, patch, len, &res));
-}
-
-static int ops_create_event(json_object **out, nl_status **status, const char *ns,
-                            json_object *event, void *payload)
-{
-	nl_scn_agent *a = payload;
-	nl_result res = NL_RESULT_INIT;
-	(void)ns;
-	return hand_over(status, &res,
-	                 nl_event_create(out, nl_agent_client(a->agent), event, &res));
-}
-
 static void restart_cb(int rc, nl_nodelet_config *cfg, void *payload)
 {
 	nl_scn_agent *a = payload;
@@ -143,8 +94,7 @@ static int make_controller(nl_scn_agent *a, nl_err *err)
 	nl_config_controller_options co = {0};
 	nl_nodelet_config *cfg = NULL;
 	int rc;
-	a->ops = (nl_config_ops){ops_get_node, ops_get_configmap, ops_patch_node_status,
-	                         ops_create_event, a};
+	a->ops = nl_config_ops_for_client(nl_agent_client(a->agent));
 	co.clock = a->o->clock;
 	co.ops = &a->ops;
 	co.node_name = agent_str(a, "nodeName");

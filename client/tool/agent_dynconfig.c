@@ -6,11 +6,8 @@
 #include <limits.h>
 #include <nodelet/api.h>
 #include <nodelet/config_controller.h>
-#include <nodelet/configmap.h>
-#include <nodelet/event.h>
 #include <nodelet/informer.h>
 #include <nodelet/log.h>
-#include <nodelet/node.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,54 +25,6 @@ struct nl__dynconfig {
 	char *cm_ns, *cm_name; /* what cm_informer watches */
 	int failed;
 };
-
-/* --- the controller's API calls on the agent's client ------------------------------- */
-
-static int hand_over(nl_status **status, nl_result *res, int rc)
-{
-	if (rc != 0 && status) {
-		*status = res->status ? res->status : nl_status_new(0, "", res->message);
-		res->status = NULL;
-	}
-	nl_result_clear(res);
-	return rc;
-}
-
-static int ops_get_node(json_object **out, nl_status **status, const char *name, void *payload)
-{
-	nl__dynconfig *d = payload;
-	nl_result res = NL_RESULT_INIT;
-	return hand_over(status, &res, nl_node_get(out, nl_agent_client(d->agent), name, &res));
-}
-
-static int ops_get_configmap(json_object **out, nl_status **status, const char *ns,
-                             const char *name, void *payload)
-{
-	nl__dynconfig *d = payload;
-	nl_result res = NL_RESULT_INIT;
-	return hand_over(status, &res,
-	                 nl_configmap_get(out, nl_agent_client(d->agent), ns, name, &res));
-}
-
-static int ops_patch_node_status(json_object **out, nl_status **status, const char *name,
-                                 const char *patch, size_t len, void *payload)
-{
-	nl__dynconfig *d = payload;
-	nl_result res = NL_RESULT_INIT;
-	return hand_over(status, &res,
-	                 nl_node_patch_status(out, nl_agent_client(d->agent), name,
-	                                      NL_PATCH_STRATEGIC, patch, len, &res));
-}
-
-static int ops_create_event(json_object **out, nl_status **status, const char *ns,
-                            json_object *event, void *payload)
-{
-	nl__dynconfig *d = payload;
-	nl_result res = NL_RESULT_INIT;
-	(void)ns; /* the Event's metadata.namespace says it */
-	return hand_over(status, &res,
-	                 nl_event_create(out, nl_agent_client(d->agent), event, &res));
-}
 
 /* --- informers ---------------------------------------------------------------------------- */
 
@@ -238,8 +187,7 @@ int nl__dynconfig_start(nl__dynconfig **out, nl_agent *a, const char *dir,
 	nl_config_controller_options o = {0};
 	nl__dynconfig *d = calloc(1, sizeof(*d));
 	int rc = NL_ENOMEM;
-	nl_config_ops ops = {ops_get_node, ops_get_configmap, ops_patch_node_status,
-	                     ops_create_event, d};
+	nl_config_ops ops = nl_config_ops_for_client(nl_agent_client(a));
 	if (!d || nl_nodelet_config_copy(&d->local, local) != 0)
 		goto fail;
 	d->agent = a;

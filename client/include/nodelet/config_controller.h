@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "checkpoint_store.h"
+#include "client.h"
 #include "clock.h"
 #include "config_source.h"
 #include "errors.h"
@@ -93,6 +94,11 @@ typedef struct {
 	                    json_object *event, void *payload);
 	void *payload;
 } nl_config_ops;
+
+/* The calls above made with c (borrowed: it must outlive the controller),
+ * each server Status handed over as *status: what the nodelet program and
+ * the scenario runner use. */
+nl_config_ops nl_config_ops_for_client(nl_client *c);
 
 /* After an assignment change: rc is the new bootstrap's result and cfg the
  * configuration to run (NULL = the local configuration), owned by the
