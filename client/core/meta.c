@@ -49,6 +49,25 @@ const char *nl_json_get_string(json_object *obj, const char *path)
 	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
+const char *nl_json_go_kind(json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_object:
+		return "object";
+	case json_type_array:
+		return "array";
+	case json_type_string:
+		return "string";
+	case json_type_boolean:
+		return "bool";
+	case json_type_int:
+	case json_type_double:
+		return "number";
+	default:
+		return "null";
+	}
+}
+
 const char *nl_meta_name(json_object *obj)
 {
 	return nl_json_get_string(obj, "metadata.name");

@@ -6,6 +6,7 @@
 #include <nodelet/clock.h>
 #include <nodelet/doc.h>
 #include <nodelet/log.h>
+#include <nodelet/meta.h>
 #include <nodelet/nodelet_config.h>
 
 #include <stdio.h>
@@ -15,32 +16,12 @@
 #define STRUCT_NAME "NodeletConfiguration"
 #define MAX_CONFIG_FILE (1024u * 1024u)
 
-/* encoding/json's name for what it found. */
-static const char *json_kind(json_object *v)
-{
-	switch (json_object_get_type(v)) {
-	case json_type_string:
-		return "string";
-	case json_type_boolean:
-		return "bool";
-	case json_type_int:
-	case json_type_double:
-		return "number";
-	case json_type_array:
-		return "array";
-	case json_type_object:
-		return "object";
-	default:
-		return "null";
-	}
-}
-
 static int type_error(nl_err *err, json_object *v, const char *field, const char *go_type)
 {
 	return nl_err_set(err, NL_EPARSE,
 	                  "json: cannot unmarshal %s into Go struct field " STRUCT_NAME
 	                  ".%s of type %s",
-	                  json_kind(v), field, go_type);
+	                  nl_json_go_kind(v), field, go_type);
 }
 
 static int decode_int32(int32_t *out, json_object *v, const char *field, nl_err *err)
@@ -224,7 +205,7 @@ static int decode_document(nl_nodelet_config *c, json_object *doc, const char *n
 	if (!json_object_is_type(doc, json_type_object))
 		return nl_err_set(err, NL_EPARSE,
 		                  "json: cannot unmarshal %s into Go value of type " STRUCT_NAME,
-		                  json_kind(doc));
+		                  nl_json_go_kind(doc));
 	int rc = check_type_meta(doc, err);
 	for (size_t i = 0; i < NFIELDS && rc == 0; i++) {
 		json_object *v = json_object_object_get(doc, fields[i].name);

@@ -7,6 +7,7 @@
 
 #include <nodelet/base64.h>
 #include <nodelet/buf.h>
+#include <nodelet/meta.h>
 #include <nodelet/time.h>
 
 #include <stdarg.h>
@@ -92,26 +93,6 @@ static void add_unknown(dctx *c)
 	}
 	grown[c->unknown.n++] = p;
 	c->unknown.paths = grown;
-}
-
-/* The JSON kind as encoding/json names it in UnmarshalTypeError.Value. */
-static const char *json_kind(json_object *v)
-{
-	switch (json_object_get_type(v)) {
-	case json_type_string:
-		return "string";
-	case json_type_int:
-	case json_type_double:
-		return "number";
-	case json_type_boolean:
-		return "bool";
-	case json_type_array:
-		return "array";
-	case json_type_object:
-		return "object";
-	default:
-		return "null";
-	}
 }
 
 /* A decoding error that lets decoding go on; only the first one is kept. */
@@ -235,7 +216,7 @@ static json_object *decode_int(dctx *c, const mock_schema *st, const char *go_ty
 		if (strcmp(back, text) == 0 && (!is32 || (v >= INT32_MIN && v <= INT32_MAX)))
 			return json_object_new_int64(v);
 	} else if (!json_object_is_type(in, json_type_double)) {
-		type_error(c, json_kind(in), st, go_type);
+		type_error(c, nl_json_go_kind(in), st, go_type);
 		return NULL;
 	}
 	snprintf(value, sizeof(value), "number %.60s", text);
@@ -252,7 +233,7 @@ static int decode_time(dctx *c, const mock_schema *st, json_object *in, bool mic
 		/* metav1.Time.UnmarshalJSON unmarshals into a string first. */
 		return abort_with(
 		    c, "json: cannot unmarshal %s into Go struct field %s.%s of type string",
-		    json_kind(in), st->go_name, path_str(&c->go_path));
+		    nl_json_go_kind(in), st->go_name, path_str(&c->go_path));
 	const char *s = json_object_get_string(in);
 	if ((micro ? nl_time_parse_micro(&usec, s) : nl_time_parse(&usec, s)) != 0)
 		return time_error(c, s, micro);
@@ -273,7 +254,7 @@ static int decode_time(dctx *c, const mock_schema *st, json_object *in, bool mic
 static json_object *decode_bytes(dctx *c, const mock_schema *st, json_object *in)
 {
 	if (!json_object_is_type(in, json_type_string)) {
-		type_error(c, json_kind(in), st, "[]uint8");
+		type_error(c, nl_json_go_kind(in), st, "[]uint8");
 		return NULL;
 	}
 	unsigned char *raw = NULL;
@@ -366,7 +347,7 @@ static int decode_map(dctx *c, const mock_schema *st, const mock_field *f, json_
 	size_t n;
 	int rc = DEC_OK;
 	if (!json_object_is_type(in, json_type_object)) {
-		type_error(c, json_kind(in), st, f->go_type);
+		type_error(c, nl_json_go_kind(in), st, f->go_type);
 		return DEC_OK;
 	}
 	const char **keys = sorted_keys(in, &n);
@@ -389,7 +370,7 @@ static int decode_map(dctx *c, const mock_schema *st, const mock_field *f, json_
 		} else if (json_object_is_type(v, json_type_string)) {
 			o = new_string(v);
 		} else {
-			type_error(c, json_kind(v), st, "string");
+			type_error(c, nl_json_go_kind(v), st, "string");
 		}
 		if (rc == DEC_OK)
 			json_object_object_add(m, keys[i], o);
@@ -411,7 +392,7 @@ static int decode_array(dctx *c, const mock_schema *st, const mock_field *f, jso
 {
 	int rc = DEC_OK;
 	if (!json_object_is_type(in, json_type_array)) {
-		type_error(c, json_kind(in), st, f->go_type);
+		type_error(c, nl_json_go_kind(in), st, f->go_type);
 		return DEC_OK;
 	}
 	size_t n = json_object_array_length(in);
@@ -453,13 +434,13 @@ static int decode_value(dctx *c, const mock_schema *st, const mock_field *f, moc
 		if (json_object_is_type(in, json_type_string))
 			*out = new_string(in);
 		else
-			type_error(c, json_kind(in), st, go_type);
+			type_error(c, nl_json_go_kind(in), st, go_type);
 		return DEC_OK;
 	case MOCK_FT_BOOL:
 		if (json_object_is_type(in, json_type_boolean))
 			*out = json_object_new_boolean(json_object_get_boolean(in));
 		else
-			type_error(c, json_kind(in), st, go_type);
+			type_error(c, nl_json_go_kind(in), st, go_type);
 		return DEC_OK;
 	case MOCK_FT_INT32:
 	case MOCK_FT_INT64:
@@ -475,7 +456,7 @@ static int decode_value(dctx *c, const mock_schema *st, const mock_field *f, moc
 	case MOCK_FT_OBJECT:
 		if (json_object_is_type(in, json_type_object))
 			return decode_struct(c, f->sub, in, out);
-		type_error(c, json_kind(in), st, go_type);
+		type_error(c, nl_json_go_kind(in), st, go_type);
 		return DEC_OK;
 	case MOCK_FT_ARRAY:
 		return decode_array(c, st, f, in, out);
@@ -631,7 +612,7 @@ int mock_schema_decode(json_object **out, const mock_resource *r, json_object *i
 	if (in && !json_object_is_type(in, json_type_object))
 		return nl_err_set(err, NL_EBADREQUEST,
 		                  "json: cannot unmarshal %s into Go value of type v1.%s",
-		                  json_kind(in), r->kind);
+		                  nl_json_go_kind(in), r->kind);
 	memset(&c, 0, sizeof(c));
 	c.r = r;
 	nl_buf_init(&c.go_path, 0);

@@ -238,7 +238,7 @@ static int decode_patched(patch_req *p, json_object **out, json_object *patched,
 	int rc = json_object_is_type(patched, json_type_object) ? 0 : NL_EPARSE;
 	if (rc)
 		nl_buf_printf(&msg, "json: cannot unmarshal %s into Go value of type struct",
-		              mock_patch_go_json_kind(patched));
+		              nl_json_go_kind(patched));
 	else
 		rc = mock_decode_typed(out, p->rt->res, patched, p->req, p->resp, &msg);
 	if (rc == NL_EPARSE || rc == NL_EBADREQUEST)

@@ -57,7 +57,7 @@ static int check_config(const apply_ctx *c)
 		                   "error decoding YAML: error unmarshaling JSON: while decoding "
 		                   "JSON: json: cannot unmarshal %s into Go value of type "
 		                   "map[string]interface {}%s",
-		                   mock__patch_go_json_kind(config), "");
+		                   nl_json_go_kind(config), "");
 	const char *av = nl_json_get_string(config, "apiVersion");
 	if (!av || strcmp(av, r->api_version) != 0)
 		return bad_request(c->st,

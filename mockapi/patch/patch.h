@@ -56,11 +56,9 @@ int mock_patch_json(json_object **out, json_object *doc, json_object *patch, nl_
 int mock_patch_strategic(json_object **out, const mock_resource *r, json_object *doc,
                          json_object *patch, nl_err *err);
 
-/* For the handler's 422 texts, worded as upstream's: what encoding/json
- * calls o's JSON value in an UnmarshalTypeError ("string", "array", …),
- * and o as Go's %v prints it (map[k:v] with sorted keys), truncated to fit
- * outlen. */
-const char *mock_patch_go_json_kind(json_object *o);
+/* For the handler's 422 texts, worded as upstream's: o as Go's %v prints
+ * it (map[k:v] with sorted keys), truncated to fit outlen. (What
+ * encoding/json calls o's kind is nl_json_go_kind, nodelet/meta.h.) */
 void mock_patch_go_value(char *out, size_t outlen, json_object *o);
 
 #endif

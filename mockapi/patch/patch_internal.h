@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 #include <nodelet/errors.h>
+#include <nodelet/meta.h>
 #include <stddef.h>
 
 /* A deep copy of src (NULL stays NULL) into *out; 0 or NL_ENOMEM. */
@@ -19,8 +20,6 @@ int mock__patch_json_equal(json_object *a, json_object *b);
  * slices are never equal here (Go would panic). */
 int mock__patch_scalar_equal(json_object *a, json_object *b);
 
-/* What encoding/json calls the JSON value in an UnmarshalTypeError. */
-const char *mock__patch_go_json_kind(json_object *o);
 /* reflect.TypeOf of a decoded JSON value, as mergepatch.ErrBadArgType prints. */
 const char *mock__patch_go_type_name(json_object *o);
 

@@ -482,7 +482,7 @@ static int jp_check_shape(json_object *patch, nl_err *err)
 	if (patch && !mock__patch_is_array(patch))
 		return nl_err_set(err, NL_EBADREQUEST,
 		                  "json: cannot unmarshal %s into Go value of type jsonpatch.Patch",
-		                  mock__patch_go_json_kind(patch));
+		                  nl_json_go_kind(patch));
 	size_t n = patch ? json_object_array_length(patch) : 0;
 	for (size_t i = 0; i < n; i++) {
 		json_object *op = json_object_array_get_idx(patch, i);
@@ -490,7 +490,7 @@ static int jp_check_shape(json_object *patch, nl_err *err)
 			return nl_err_set(
 			    err, NL_EBADREQUEST,
 			    "json: cannot unmarshal %s into Go value of type jsonpatch.Operation",
-			    mock__patch_go_json_kind(op));
+			    nl_json_go_kind(op));
 	}
 	if (n > MOCK_JSON_PATCH_MAX_OPS)
 		return nl_err_set(err, NL_ETOOBIG,

@@ -863,7 +863,7 @@ int mock_patch_strategic(json_object **out, const mock_resource *r, json_object 
 		return nl_err_set(
 		    err, NL_EBADREQUEST,
 		    "json: cannot unmarshal %s into Go value of type map[string]interface {}",
-		    mock__patch_go_json_kind(patch));
+		    nl_json_go_kind(patch));
 	if (!mock__patch_is_object(doc))
 		return nl_err_set(err, NL_EINVAL, "strategic merge patch needs an object to patch");
 	/* A JSON null patch decodes to an empty map: nothing changes. */

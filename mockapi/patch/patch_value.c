@@ -127,25 +127,6 @@ int mock__patch_scalar_equal(json_object *a, json_object *b)
 	}
 }
 
-/* What encoding/json calls the JSON value in an UnmarshalTypeError. */
-const char *mock__patch_go_json_kind(json_object *o)
-{
-	switch (json_object_get_type(o)) {
-	case json_type_object:
-		return "object";
-	case json_type_array:
-		return "array";
-	case json_type_string:
-		return "string";
-	case json_type_boolean:
-		return "bool";
-	case json_type_null:
-		return "null";
-	default:
-		return "number";
-	}
-}
-
 /* reflect.TypeOf of a decoded JSON value, as mergepatch.ErrBadArgType prints. */
 const char *mock__patch_go_type_name(json_object *o)
 {
@@ -246,11 +227,6 @@ void mock__patch_gv_value(mock__patch_govalue *g, json_object *o)
 int mock__patch_oom(nl_err *err)
 {
 	return nl_err_set(err, NL_ENOMEM, "out of memory");
-}
-
-const char *mock_patch_go_json_kind(json_object *o)
-{
-	return mock__patch_go_json_kind(o);
 }
 
 void mock_patch_go_value(char *out, size_t outlen, json_object *o)

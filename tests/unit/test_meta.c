@@ -192,7 +192,24 @@ static void test_meta__json_compact_matches_apiserver_style(void)
 	json_object_put(o);
 }
 
+/* encoding/json's names in an UnmarshalTypeError ("cannot unmarshal number
+ * into Go struct field ..."): one per JSON kind, int and double alike. */
+static void test_meta__go_kind_names_each_json_kind(void)
+{
+	static const char *const cases[][2] = {
+	    {"{}", "object"}, {"[]", "array"},   {"\"s\"", "string"}, {"true", "bool"},
+	    {"1", "number"},  {"1.5", "number"}, {"-0", "number"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_object *v = nl_test_json(cases[i][0]);
+		CU_ASSERT_STRING_EQUAL(nl_json_go_kind(v), cases[i][1]);
+		json_object_put(v);
+	}
+	CU_ASSERT_STRING_EQUAL(nl_json_go_kind(NULL), "null"); /* json-c's null */
+}
+
 static CU_TestInfo meta_tests[] = {
+    {"go_kind_names_each_json_kind", test_meta__go_kind_names_each_json_kind},
     {"has_non_finite_finds_nan_and_infinity_anywhere",
      test_meta__has_non_finite_finds_nan_and_infinity_anywhere},
     {"get_path_walks_nested_objects", test_meta__get_path_walks_nested_objects},

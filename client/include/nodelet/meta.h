@@ -13,6 +13,10 @@
 json_object *nl_json_get_path(json_object *obj, const char *path);
 /* The string at path, or NULL. */
 const char *nl_json_get_string(json_object *obj, const char *path);
+/* What Go's encoding/json calls v's kind in an UnmarshalTypeError: "object",
+ * "array", "string", "bool", "number" or "null" (v NULL, json-c's null).
+ * A static string. */
+const char *nl_json_go_kind(json_object *v);
 
 const char *nl_meta_name(json_object *obj);
 const char *nl_meta_namespace(json_object *obj);
