@@ -7,7 +7,7 @@
 #include <json-c/json.h>
 #include <nodelet/status.h>
 
-struct mock_schema;
+struct nl_schema;
 struct mock_ferrs;
 
 typedef enum {
@@ -35,7 +35,10 @@ typedef struct mock_resource {
 	int has_status;                 /* serves <plural>/status */
 	/* field selector names beyond metadata.name/namespace; NULL-terminated */
 	const char *const *selectable_fields;
-	const struct mock_schema *schema;
+	const struct nl_schema *schema; /* nodelet/schema.h */
+	/* The apiserver's defaulting (SetDefaults_*), run on every decoded
+	 * object. May be NULL. */
+	void (*defaults)(json_object *obj);
 	/* Strategy hooks; any may be NULL. */
 	/* Fill defaults on create (e.g. Namespace status.phase = Active). */
 	void (*prepare_create)(json_object *obj);

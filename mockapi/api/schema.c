@@ -118,7 +118,7 @@ __attribute__((format(printf, 2, 3))) static int abort_with(dctx *c, const char 
 	return DEC_ABORT;
 }
 
-static void type_error(dctx *c, const char *value, const mock_schema *st, const char *go_type)
+static void type_error(dctx *c, const char *value, const nl_schema *st, const char *go_type)
 {
 	save_error(c, "json: cannot unmarshal %s into Go struct field %s.%s of type %s", value,
 	           st->go_name, path_str(&c->go_path), go_type);
@@ -193,7 +193,7 @@ static const char *quantity_error(const char *str)
 
 /* ---------------------------------------------------------------- decode */
 
-static int decode_struct(dctx *c, const mock_schema *s, json_object *in, json_object **out);
+static int decode_struct(dctx *c, const nl_schema *s, json_object *in, json_object **out);
 
 static json_object *new_string(json_object *in)
 {
@@ -203,7 +203,7 @@ static json_object *new_string(json_object *in)
 
 /* Go parses an integer field with strconv.ParseInt; anything else ("1.5",
  * "1e3", out of range) is `number <text>`. */
-static json_object *decode_int(dctx *c, const mock_schema *st, const char *go_type, json_object *in,
+static json_object *decode_int(dctx *c, const nl_schema *st, const char *go_type, json_object *in,
                                bool is32)
 {
 	const char *text = json_object_to_json_string_ext(in, JSON_C_TO_STRING_PLAIN);
@@ -224,7 +224,7 @@ static json_object *decode_int(dctx *c, const mock_schema *st, const char *go_ty
 	return NULL;
 }
 
-static int decode_time(dctx *c, const mock_schema *st, json_object *in, bool micro,
+static int decode_time(dctx *c, const nl_schema *st, json_object *in, bool micro,
                        json_object **out)
 {
 	int64_t usec;
@@ -251,7 +251,7 @@ static int decode_time(dctx *c, const mock_schema *st, json_object *in, bool mic
 	return DEC_OK;
 }
 
-static json_object *decode_bytes(dctx *c, const mock_schema *st, json_object *in)
+static json_object *decode_bytes(dctx *c, const nl_schema *st, json_object *in)
 {
 	if (!json_object_is_type(in, json_type_string)) {
 		type_error(c, nl_json_go_kind(in), st, "[]uint8");
@@ -341,7 +341,7 @@ static const char **sorted_keys(json_object *obj, size_t *n_out)
 	return keys;
 }
 
-static int decode_map(dctx *c, const mock_schema *st, const mock_field *f, json_object *in,
+static int decode_map(dctx *c, const nl_schema *st, const nl_field *f, json_object *in,
                       json_object **out)
 {
 	size_t n;
@@ -360,9 +360,9 @@ static int decode_map(dctx *c, const mock_schema *st, const mock_field *f, json_
 	}
 	for (size_t i = 0; i < n && rc == DEC_OK; i++) {
 		json_object *v = json_object_object_get(in, keys[i]), *o = NULL;
-		if (f->type == MOCK_FT_MAP_QUANTITY) {
+		if (f->type == NL_FT_MAP_QUANTITY) {
 			rc = decode_quantity(c, v, &o);
-		} else if (f->type == MOCK_FT_MAP_BYTES) {
+		} else if (f->type == NL_FT_MAP_BYTES) {
 			if (v) /* a null []byte is written as null */
 				o = decode_bytes(c, st, v);
 		} else if (!v) {
@@ -384,10 +384,10 @@ static int decode_map(dctx *c, const mock_schema *st, const mock_field *f, json_
 	return DEC_OK;
 }
 
-static int decode_value(dctx *c, const mock_schema *st, const mock_field *f, mock_field_type t,
+static int decode_value(dctx *c, const nl_schema *st, const nl_field *f, nl_field_type t,
                         const char *go_type, json_object *in, json_object **out);
 
-static int decode_array(dctx *c, const mock_schema *st, const mock_field *f, json_object *in,
+static int decode_array(dctx *c, const nl_schema *st, const nl_field *f, json_object *in,
                         json_object **out)
 {
 	int rc = DEC_OK;
@@ -408,7 +408,7 @@ static int decode_array(dctx *c, const mock_schema *st, const mock_field *f, jso
 		size_t sl = path_push_index(c, &c->strict_path, i);
 		if (v)
 			rc = decode_value(c, st, f, f->elem, elem_type, v, &o);
-		else if (f->elem == MOCK_FT_OBJECT)
+		else if (f->elem == NL_FT_OBJECT)
 			rc = decode_struct(c, f->sub, NULL, &o);
 		else
 			o = json_object_new_string("");
@@ -426,41 +426,41 @@ static int decode_array(dctx *c, const mock_schema *st, const mock_field *f, jso
 
 /* Decode one non-null value of type t. *out stays NULL when the value is
  * dropped for a kept type error, or is the zero Time (written as null). */
-static int decode_value(dctx *c, const mock_schema *st, const mock_field *f, mock_field_type t,
+static int decode_value(dctx *c, const nl_schema *st, const nl_field *f, nl_field_type t,
                         const char *go_type, json_object *in, json_object **out)
 {
 	switch (t) {
-	case MOCK_FT_STRING:
+	case NL_FT_STRING:
 		if (json_object_is_type(in, json_type_string))
 			*out = new_string(in);
 		else
 			type_error(c, nl_json_go_kind(in), st, go_type);
 		return DEC_OK;
-	case MOCK_FT_BOOL:
+	case NL_FT_BOOL:
 		if (json_object_is_type(in, json_type_boolean))
 			*out = json_object_new_boolean(json_object_get_boolean(in));
 		else
 			type_error(c, nl_json_go_kind(in), st, go_type);
 		return DEC_OK;
-	case MOCK_FT_INT32:
-	case MOCK_FT_INT64:
-		*out = decode_int(c, st, go_type, in, t == MOCK_FT_INT32);
+	case NL_FT_INT32:
+	case NL_FT_INT64:
+		*out = decode_int(c, st, go_type, in, t == NL_FT_INT32);
 		return DEC_OK;
-	case MOCK_FT_TIME:
-	case MOCK_FT_MICROTIME:
-		return decode_time(c, st, in, t == MOCK_FT_MICROTIME, out);
-	case MOCK_FT_MAP_STRING:
-	case MOCK_FT_MAP_BYTES:
-	case MOCK_FT_MAP_QUANTITY:
+	case NL_FT_TIME:
+	case NL_FT_MICROTIME:
+		return decode_time(c, st, in, t == NL_FT_MICROTIME, out);
+	case NL_FT_MAP_STRING:
+	case NL_FT_MAP_BYTES:
+	case NL_FT_MAP_QUANTITY:
 		return decode_map(c, st, f, in, out);
-	case MOCK_FT_OBJECT:
+	case NL_FT_OBJECT:
 		if (json_object_is_type(in, json_type_object))
 			return decode_struct(c, f->sub, in, out);
 		type_error(c, nl_json_go_kind(in), st, go_type);
 		return DEC_OK;
-	case MOCK_FT_ARRAY:
+	case NL_FT_ARRAY:
 		return decode_array(c, st, f, in, out);
-	case MOCK_FT_RAW:
+	case NL_FT_RAW:
 		if (json_object_deep_copy(in, out, NULL) != 0)
 			c->oom = true;
 		return DEC_OK;
@@ -468,7 +468,7 @@ static int decode_value(dctx *c, const mock_schema *st, const mock_field *f, moc
 	return DEC_OK;
 }
 
-static const mock_field *find_field(const mock_schema *s, const char *name)
+static const nl_field *find_field(const nl_schema *s, const char *name)
 {
 	for (size_t i = 0; i < s->nfields; i++)
 		if (strcmp(s->fields[i].name, name) == 0)
@@ -476,21 +476,21 @@ static const mock_field *find_field(const mock_schema *s, const char *name)
 	return NULL;
 }
 
-static bool is_empty(mock_field_type t, json_object *v)
+static bool is_empty(nl_field_type t, json_object *v)
 {
 	switch (t) {
-	case MOCK_FT_STRING:
+	case NL_FT_STRING:
 		return json_object_get_string_len(v) == 0;
-	case MOCK_FT_BOOL:
+	case NL_FT_BOOL:
 		return !json_object_get_boolean(v);
-	case MOCK_FT_INT32:
-	case MOCK_FT_INT64:
+	case NL_FT_INT32:
+	case NL_FT_INT64:
 		return json_object_get_int64(v) == 0;
-	case MOCK_FT_MAP_STRING:
-	case MOCK_FT_MAP_BYTES:
-	case MOCK_FT_MAP_QUANTITY:
+	case NL_FT_MAP_STRING:
+	case NL_FT_MAP_BYTES:
+	case NL_FT_MAP_QUANTITY:
 		return json_object_object_length(v) == 0;
-	case MOCK_FT_ARRAY:
+	case NL_FT_ARRAY:
 		return json_object_array_length(v) == 0;
 	default:
 		return false; /* structs and times are never omitted */
@@ -498,40 +498,40 @@ static bool is_empty(mock_field_type t, json_object *v)
 }
 
 /* Write field f into out as Go's encoder would; takes ownership of v. */
-static int emit(dctx *c, const mock_field *f, json_object *v, bool present, json_object *out)
+static int emit(dctx *c, const nl_field *f, json_object *v, bool present, json_object *out)
 {
-	if (f->flags & MOCK_F_DROP) {
+	if (f->flags & NL_F_DROP) {
 		json_object_put(v);
 		return DEC_OK;
 	}
-	if (f->flags & MOCK_F_TYPEMETA) {
+	if (f->flags & NL_F_TYPEMETA) {
 		json_object_put(v);
 		v = json_object_new_string(strcmp(f->name, "kind") == 0 ? c->r->kind
 		                                                        : c->r->api_version);
 	} else if (!present) {
-		if (f->flags & MOCK_F_PTR || f->type == MOCK_FT_RAW)
+		if (f->flags & NL_F_PTR || f->type == NL_FT_RAW)
 			return DEC_OK;
 		switch (f->type) {
-		case MOCK_FT_OBJECT:
+		case NL_FT_OBJECT:
 			if (decode_struct(c, f->sub, NULL, &v) != DEC_OK)
 				return DEC_ABORT;
 			break;
-		case MOCK_FT_TIME:
-		case MOCK_FT_MICROTIME:
+		case NL_FT_TIME:
+		case NL_FT_MICROTIME:
 			break; /* a zero metav1.Time struct: null */
 		default:
-			if (f->flags & MOCK_F_OMITEMPTY)
+			if (f->flags & NL_F_OMITEMPTY)
 				return DEC_OK;
-			if (f->type == MOCK_FT_STRING)
+			if (f->type == NL_FT_STRING)
 				v = json_object_new_string("");
-			else if (f->type == MOCK_FT_BOOL)
+			else if (f->type == NL_FT_BOOL)
 				v = json_object_new_boolean(0);
-			else if (f->type == MOCK_FT_INT32 || f->type == MOCK_FT_INT64)
+			else if (f->type == NL_FT_INT32 || f->type == NL_FT_INT64)
 				v = json_object_new_int64(0);
 			/* a nil map or slice without omitempty: null */
 			break;
 		}
-	} else if ((f->flags & MOCK_F_OMITEMPTY) && !(f->flags & MOCK_F_PTR) && v &&
+	} else if ((f->flags & NL_F_OMITEMPTY) && !(f->flags & NL_F_PTR) && v &&
 	           is_empty(f->type, v)) {
 		json_object_put(v);
 		return DEC_OK;
@@ -545,7 +545,7 @@ static int emit(dctx *c, const mock_field *f, json_object *v, bool present, json
 }
 
 /* Decode in (an object, or NULL for a struct that was absent) with s. */
-static int decode_struct(dctx *c, const mock_schema *s, json_object *in, json_object **out)
+static int decode_struct(dctx *c, const nl_schema *s, json_object *in, json_object **out)
 {
 	json_object *slots[MAX_FIELDS] = {NULL};
 	bool present[MAX_FIELDS] = {false};
@@ -557,7 +557,7 @@ static int decode_struct(dctx *c, const mock_schema *s, json_object *in, json_ob
 	if (in) {
 		json_object_object_foreach(in, key, val)
 		{
-			const mock_field *f = find_field(s, key);
+			const nl_field *f = find_field(s, key);
 			size_t sl = path_push(c, &c->strict_path, key);
 			if (!f) {
 				add_unknown(c);
@@ -572,8 +572,8 @@ static int decode_struct(dctx *c, const mock_schema *s, json_object *in, json_ob
 			present[i] = val != NULL;
 			if (val)
 				rc = decode_value(c, s, f, f->type, f->go_type, val, &slots[i]);
-			if (present[i] && !slots[i] && f->type != MOCK_FT_TIME &&
-			    f->type != MOCK_FT_MICROTIME)
+			if (present[i] && !slots[i] && f->type != NL_FT_TIME &&
+			    f->type != NL_FT_MICROTIME)
 				present[i] = false; /* dropped after a kept type error */
 			path_pop(&c->go_path, gl);
 			path_pop(&c->strict_path, sl);
@@ -625,8 +625,8 @@ int mock_schema_decode(json_object **out, const mock_resource *r, json_object *i
 	} else if (rc != DEC_OK || c.have_msg) {
 		rc = nl_err_set(err, NL_EBADREQUEST, "%s", c.msg);
 	} else {
-		if (r->schema->defaults)
-			r->schema->defaults(obj);
+		if (r->defaults)
+			r->defaults(obj);
 		*out = obj;
 		obj = NULL;
 		if (unknown)
@@ -658,7 +658,7 @@ static int cmp_kv(const void *a, const void *b)
 
 /* Reorder obj's entries by rank (then key): json-c keeps insertion order,
  * so every entry is removed and added again. */
-static int reorder(json_object *obj, const mock_schema *s)
+static int reorder(json_object *obj, const nl_schema *s)
 {
 	size_t n = (size_t)json_object_object_length(obj), i = 0;
 	struct kv *kv = calloc(n ? n : 1, sizeof(*kv));
@@ -672,7 +672,7 @@ static int reorder(json_object *obj, const mock_schema *s)
 		kv[i].val = v;
 		kv[i].rank = 0;
 		if (s) {
-			const mock_field *f = find_field(s, k);
+			const nl_field *f = find_field(s, k);
 			/* unknown keys keep their relative order after the known ones */
 			kv[i].rank = f ? (size_t)(f - s->fields) : s->nfields + i;
 		}
@@ -697,7 +697,7 @@ oom:
 	return NL_ENOMEM;
 }
 
-int mock_schema_sort_object(json_object *obj, const mock_schema *s)
+int mock_schema_sort_object(json_object *obj, const nl_schema *s)
 {
 	if (!json_object_is_type(obj, json_type_object))
 		return 0;

@@ -333,11 +333,11 @@ static const char *json_text(json_object *o)
  * just off, the object still right. */
 static void sort_node(json_object *node)
 {
-	const mock_schema *schema = mock_resource_get(MOCK_KIND_NODE)->schema;
+	const nl_schema *schema = mock_resource_get(MOCK_KIND_NODE)->schema;
 	mock_schema_sort_object(node, schema);
 	for (size_t i = 0; i < schema->nfields; i++) {
 		json_object *sub = NULL;
-		if (schema->fields[i].type == MOCK_FT_OBJECT && schema->fields[i].sub &&
+		if (schema->fields[i].type == NL_FT_OBJECT && schema->fields[i].sub &&
 		    json_object_object_get_ex(node, schema->fields[i].name, &sub) &&
 		    json_object_is_type(sub, json_type_object))
 			mock_schema_sort_object(sub, schema->fields[i].sub);

@@ -109,45 +109,45 @@ typedef struct {
 	const mock_resource *r;
 } gen;
 
-static void add_struct(gen *g, const mock_schema *s);
+static void add_struct(gen *g, const nl_schema *s);
 
-static json_object *scalar_schema(gen *g, mock_field_type t, const mock_field *f)
+static json_object *scalar_schema(gen *g, nl_field_type t, const nl_field *f)
 {
 	char name[160];
 	json_object *o;
 	switch (t) {
-	case MOCK_FT_BOOL:
+	case NL_FT_BOOL:
 		return typed("boolean", NULL);
-	case MOCK_FT_INT32:
+	case NL_FT_INT32:
 		return typed("integer", "int32");
-	case MOCK_FT_INT64:
+	case NL_FT_INT64:
 		return typed("integer", "int64");
-	case MOCK_FT_TIME:
-	case MOCK_FT_MICROTIME:
+	case NL_FT_TIME:
+	case NL_FT_MICROTIME:
 		mock_openapi_schema_name(name, sizeof(name), g->r,
-		                         t == MOCK_FT_TIME ? "Time" : "MicroTime");
+		                         t == NL_FT_TIME ? "Time" : "MicroTime");
 		return all_of(name, 0);
-	case MOCK_FT_MAP_STRING:
-	case MOCK_FT_MAP_BYTES:
+	case NL_FT_MAP_STRING:
+	case NL_FT_MAP_BYTES:
 		o = typed("object", NULL);
 		json_object_object_add(o, "additionalProperties",
-		                       t == MOCK_FT_MAP_BYTES ? typed("string", "byte")
+		                       t == NL_FT_MAP_BYTES ? typed("string", "byte")
 		                                              : typed("string", NULL));
 		return o;
-	case MOCK_FT_MAP_QUANTITY:
+	case NL_FT_MAP_QUANTITY:
 		o = typed("object", NULL);
 		json_object_object_add(o, "additionalProperties",
 		                       ref("io.k8s.apimachinery.pkg.api.resource.Quantity"));
 		return o;
-	case MOCK_FT_RAW:
+	case NL_FT_RAW:
 		mock_openapi_schema_name(name, sizeof(name), g->r, "FieldsV1");
 		return all_of(name, 0);
-	case MOCK_FT_OBJECT:
+	case NL_FT_OBJECT:
 		if (!f || !f->sub)
 			return typed("object", NULL);
 		add_struct(g, f->sub);
 		mock_openapi_schema_name(name, sizeof(name), g->r, f->sub->go_name);
-		return all_of(name, !(f->flags & MOCK_F_PTR));
+		return all_of(name, !(f->flags & NL_F_PTR));
 	default:
 		return typed("string", NULL);
 	}
@@ -174,23 +174,23 @@ static void add_list_ext(json_object *prop, const char *type, const char *field)
 	}
 }
 
-static json_object *field_schema(gen *g, const mock_schema *s, const mock_field *f)
+static json_object *field_schema(gen *g, const nl_schema *s, const nl_field *f)
 {
-	if (f->type != MOCK_FT_ARRAY)
+	if (f->type != NL_FT_ARRAY)
 		return scalar_schema(g, f->type, f);
 	json_object *o = typed("array", NULL);
-	json_object *items = f->elem == MOCK_FT_OBJECT ? scalar_schema(g, MOCK_FT_OBJECT, f)
+	json_object *items = f->elem == NL_FT_OBJECT ? scalar_schema(g, NL_FT_OBJECT, f)
 	                                               : scalar_schema(g, f->elem, NULL);
-	if (f->elem == MOCK_FT_OBJECT && f->sub) /* slice elements are values */
+	if (f->elem == NL_FT_OBJECT && f->sub) /* slice elements are values */
 		json_object_object_add(items, "default", json_object_new_object());
 	json_object_object_add(o, "items", items);
 	add_list_ext(o, s->go_name, f->name);
 	return o;
 }
 
-static int is_optional(const char *type, const mock_field *f)
+static int is_optional(const char *type, const nl_field *f)
 {
-	if (f->flags & (MOCK_F_OMITEMPTY | MOCK_F_PTR | MOCK_F_TYPEMETA))
+	if (f->flags & (NL_F_OMITEMPTY | NL_F_PTR | NL_F_TYPEMETA))
 		return 1;
 	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
 		if (strcmp(optional[i].type, type) == 0 && strcmp(optional[i].field, f->name) == 0)
@@ -205,7 +205,7 @@ static int by_key(const void *a, const void *b)
 
 /* A struct's component (once): properties in name order, as Go's
  * encoding/json writes the map kube-openapi builds; required fields. */
-static void add_struct(gen *g, const mock_schema *s)
+static void add_struct(gen *g, const nl_schema *s)
 {
 	char name[160];
 	mock_openapi_schema_name(name, sizeof(name), g->r, s->go_name);
@@ -222,7 +222,7 @@ static void add_struct(gen *g, const mock_schema *s)
 	qsort(names, n, sizeof(names[0]), by_key);
 	for (size_t k = 0; k < n; k++) {
 		for (size_t i = 0; i < s->nfields; i++) {
-			const mock_field *f = &s->fields[i];
+			const nl_field *f = &s->fields[i];
 			if (f->name != names[k])
 				continue;
 			json_object_object_add(props, f->name, field_schema(g, s, f));

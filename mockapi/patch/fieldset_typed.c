@@ -22,7 +22,7 @@ typedef enum { T_NONE, T_STRUCT, T_MAP, T_LMAP, T_SET, T_LEAF } tkind;
 /* What the schema says about the value at one place of the object. */
 typedef struct {
 	tkind kind;
-	const mock_schema *s; /* T_STRUCT; the item struct of T_LMAP */
+	const nl_schema *s; /* T_STRUCT; the item struct of T_LMAP */
 	const char *key;      /* T_LMAP: the key field of its items */
 	const char *path;     /* dotted field path; list items share their list's */
 	int kind_id;          /* the object's mock_kind */
@@ -51,7 +51,7 @@ static ftype root_type(const mock_resource *r)
 	return t;
 }
 
-static const mock_field *find_field(const mock_schema *s, const char *name)
+static const nl_field *find_field(const nl_schema *s, const char *name)
 {
 	for (size_t i = 0; s && i < s->nfields; i++)
 		if (strcmp(s->fields[i].name, name) == 0)
@@ -59,7 +59,7 @@ static const mock_field *find_field(const mock_schema *s, const char *name)
 	return NULL;
 }
 
-static void list_type(ftype *out, const mock_field *f)
+static void list_type(ftype *out, const nl_field *f)
 {
 	out->kind = T_LEAF;
 	for (size_t i = 0; i < sizeof(list_types) / sizeof(list_types[0]); i++) {
@@ -99,25 +99,25 @@ static int child_type(ftype *out, const ftype *t, const char *name, char *buf, s
 		out->kind = T_LEAF;
 		return 1;
 	}
-	const mock_field *f = t->kind == T_STRUCT ? find_field(t->s, name) : NULL;
+	const nl_field *f = t->kind == T_STRUCT ? find_field(t->s, name) : NULL;
 	if (!f)
 		return 0;
 	/* Only list_type reads paths, for lists and what is below structs: a
 	 * leaf keeps its parent's (most members are leaves, and this runs for
 	 * each member an update compares). */
-	if (f->type == MOCK_FT_OBJECT || f->type == MOCK_FT_ARRAY)
+	if (f->type == NL_FT_OBJECT || f->type == NL_FT_ARRAY)
 		out->path = join_path(buf, n, t->path, name);
 	switch (f->type) {
-	case MOCK_FT_OBJECT:
+	case NL_FT_OBJECT:
 		out->kind = T_STRUCT;
 		out->s = f->sub;
 		break;
-	case MOCK_FT_MAP_STRING:
-	case MOCK_FT_MAP_BYTES:
-	case MOCK_FT_MAP_QUANTITY:
+	case NL_FT_MAP_STRING:
+	case NL_FT_MAP_BYTES:
+	case NL_FT_MAP_QUANTITY:
 		out->kind = T_MAP;
 		break;
-	case MOCK_FT_ARRAY:
+	case NL_FT_ARRAY:
 		list_type(out, f);
 		break;
 	default:

@@ -257,7 +257,7 @@ static json_object *encode_entry(const mock_mf_entry *e)
 
 /* Whether obj's members already are in s's field order (then
  * mock_schema_sort_object would change nothing). */
-static int in_schema_order(json_object *obj, const mock_schema *s)
+static int in_schema_order(json_object *obj, const nl_schema *s)
 {
 	size_t j = 0;
 	json_object_object_foreach(obj, k, v)
@@ -279,9 +279,9 @@ static int set_list(json_object *meta, json_object *list)
 		json_object_put(list);
 		return NL_ENOMEM;
 	}
-	return in_schema_order(meta, &mock_object_meta_schema)
+	return in_schema_order(meta, &nl_schema_object_meta)
 	           ? 0
-	           : mock_schema_sort_object(meta, &mock_object_meta_schema);
+	           : mock_schema_sort_object(meta, &nl_schema_object_meta);
 }
 
 int mock_managed_encode(json_object *obj, const mock_managed *m)

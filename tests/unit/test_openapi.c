@@ -147,7 +147,7 @@ static void test_openapi__schemas_come_from_the_wire_schemas(void)
 	                  "[{\"group\":\"coordination.k8s.io\",\"kind\":\"Lease\",\"version\":"
 	                  "\"v1\"}]");
 	/* Every field of the table, and nothing else. */
-	const mock_schema *s = mock_resource_get(MOCK_KIND_LEASE)->schema;
+	const nl_schema *s = mock_resource_get(MOCK_KIND_LEASE)->schema;
 	json_object *props = json_object_object_get(lease, "properties");
 	CU_ASSERT_EQUAL(json_object_object_length(props), (int)s->nfields);
 	for (size_t i = 0; i < s->nfields; i++)

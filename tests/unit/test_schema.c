@@ -630,7 +630,7 @@ static void test_schema__sort_helpers_reorder_in_place(void)
 	/* what the store does after setting uid and resourceVersion */
 	o = nl_test_json("{\"name\":\"x\",\"creationTimestamp\":\"2024-05-01T10:00:00Z\","
 	                 "\"labels\":{},\"resourceVersion\":\"5\",\"uid\":\"u\"}");
-	CU_ASSERT_EQUAL(mock_schema_sort_object(o, &mock_object_meta_schema), 0);
+	CU_ASSERT_EQUAL(mock_schema_sort_object(o, &nl_schema_object_meta), 0);
 	assert_text(o, "{\"name\":\"x\",\"uid\":\"u\",\"resourceVersion\":\"5\","
 	               "\"creationTimestamp\":\"2024-05-01T10:00:00Z\",\"labels\":{}}");
 	json_object_put(o);
