@@ -384,14 +384,6 @@ static const nl_field partial_fields[] = {
 };
 PUBLIC_SCHEMA(nl_schema_partial_object_metadata, "PartialObjectMetadata", partial_fields);
 
-/* metav1.WatchEvent: object is a RawExtension, whose raw bytes are the
- * enveloped object in protobuf (and the object itself in JSON). */
-static const nl_field watch_event_fields[] = {
-    STR("type", 0, "string", 1),
-    F("object", NL_FT_RAW, 0, "runtime.RawExtension", 2),
-};
-PUBLIC_SCHEMA(nl_schema_watch_event, "WatchEvent", watch_event_fields);
-
 /* ----------------------------------------------------------------- lists */
 
 #define LIST_SCHEMA(var, goname, item)                                                  \

@@ -74,7 +74,6 @@ extern const nl_schema nl_schema_status;
 extern const nl_schema nl_schema_delete_options;
 extern const nl_schema nl_schema_eviction;
 extern const nl_schema nl_schema_partial_object_metadata;
-extern const nl_schema nl_schema_watch_event;
 
 /* The schema of a top-level object by apiVersion and kind, including each
  * kind's <Kind>List, Status, DeleteOptions (under any of the versions the

@@ -1,0 +1,307 @@
+/* nl_pb: Kubernetes protobuf as gogo's generated code writes it, and the
+ * apimachinery serializer's envelope, errors and watch frames. Expected
+ * bytes are worked out by hand from generated.proto (docs/protobuf.md). */
+#include "../cu_main.h"
+
+#include <nodelet/protobuf.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CM_JSON                                                                          \
+	"{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"app\"," \
+	"\"namespace\":\"default\",\"creationTimestamp\":null},\"data\":{\"a\":\"b\"}}"
+
+/* k8s\0, Unknown{typeMeta{v1, ConfigMap}, raw, "", ""}; the ObjectMeta
+ * writes every non-pointer field, empty or not. */
+static const unsigned char cm_pb[] = {
+    'k', '8', 's', 0,
+    0x0a, 0x0f, 0x0a, 0x02, 'v', '1', 0x12, 0x09, 'C', 'o', 'n', 'f', 'i', 'g', 'M', 'a', 'p',
+    0x12, 0x24,
+    /* metadata */
+    0x0a, 0x1a, 0x0a, 0x03, 'a', 'p', 'p', 0x12, 0x00, 0x1a, 0x07, 'd', 'e', 'f', 'a', 'u', 'l',
+    't', 0x22, 0x00, 0x2a, 0x00, 0x32, 0x00, 0x38, 0x00, 0x42, 0x00,
+    /* data {a: b} */
+    0x12, 0x06, 0x0a, 0x01, 'a', 0x12, 0x01, 'b',
+    0x1a, 0x00, 0x22, 0x00};
+
+static void encode(nl_buf *b, const char *json)
+{
+	json_object *o = nl_test_json(json);
+	nl_buf_init(b, 0);
+	CU_ASSERT_EQUAL_FATAL(nl_pb_encode_object(b, o), 0);
+	json_object_put(o);
+}
+
+static json_object *decode(const void *p, size_t n)
+{
+	json_object *o = NULL;
+	nl_err err = {0};
+	int rc = nl_pb_decode_object(&o, NULL, p, n, &err);
+	if (rc)
+		fprintf(stderr, "\n  decode: %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	return o;
+}
+
+static void expect_error(const void *p, size_t n, int code, const char *msg)
+{
+	json_object *o = (json_object *)"untouched";
+	nl_err err = {0};
+	CU_ASSERT_EQUAL(nl_pb_decode_object(&o, NULL, p, n, &err), code);
+	CU_ASSERT_STRING_EQUAL(err.msg, msg);
+	CU_ASSERT_STRING_EQUAL((const char *)o, "untouched");
+}
+
+static void test_protobuf__encodes_configmap_as_gogo(void)
+{
+	nl_buf b;
+	encode(&b, CM_JSON);
+	CU_ASSERT_EQUAL(b.len, sizeof(cm_pb));
+	CU_ASSERT_EQUAL(memcmp(b.data, cm_pb, sizeof(cm_pb)), 0);
+	nl_buf_free(&b);
+}
+
+static void test_protobuf__decodes_to_the_json_go_writes(void)
+{
+	json_object *o = decode(cm_pb, sizeof(cm_pb));
+	CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), CM_JSON);
+	json_object_put(o);
+}
+
+static void test_protobuf__time_is_seconds_microtime_micros(void)
+{
+	nl_buf b;
+	encode(&b,
+	       "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\",\"metadata\":{"
+	       "\"name\":\"n\",\"creationTimestamp\":\"2024-05-01T10:00:00Z\"},\"spec\":{"
+	       "\"renewTime\":\"2024-05-01T10:00:00.123456Z\"}}");
+	/* creationTimestamp {seconds 1714557600 nanos 0} */
+	static const unsigned char ts[] = {0x42, 0x08, 0x08, 0xa0, 0xa5, 0xc8, 0xb1, 0x06, 0x10, 0x00};
+	/* renewTime {seconds, nanos 123456000} */
+	static const unsigned char rt[] = {0x22, 0x0b, 0x08, 0xa0, 0xa5, 0xc8, 0xb1, 0x06,
+	                                   0x10, 0x80, 0x94, 0xef, 0x3a};
+	CU_ASSERT_PTR_NOT_NULL(memmem(b.data, b.len, ts, sizeof(ts)));
+	CU_ASSERT_PTR_NOT_NULL(memmem(b.data, b.len, rt, sizeof(rt)));
+	json_object *o = decode(b.data, b.len);
+	NL_ASSERT_JSON_EQ(o, "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\","
+	                     "\"metadata\":{\"name\":\"n\",\"creationTimestamp\":"
+	                     "\"2024-05-01T10:00:00Z\"},\"spec\":{\"renewTime\":"
+	                     "\"2024-05-01T10:00:00.123456Z\"}}");
+	json_object_put(o);
+	nl_buf_free(&b);
+}
+
+static void test_protobuf__time_nanos_are_ignored_on_decode(void)
+{
+	/* Namespace{metadata{creationTimestamp{seconds 1714557600 nanos 5e8}}} */
+	static const unsigned char ns[] = {
+	    'k',  '8',  's',  0,    0x0a, 0x0f, 0x0a, 0x02, 'v',  '1',  0x12, 0x09, 'N',
+	    'a',  'm',  'e',  's',  'p',  'a',  'c',  'e',  0x12, 0x10, 0x0a, 0x0e, 0x42,
+	    0x0c, 0x08, 0xa0, 0xa5, 0xc8, 0xb1, 0x06, 0x10, 0x80, 0xca, 0xb5, 0xee, 0x01};
+	json_object *o = decode(ns, sizeof(ns));
+	CU_ASSERT_STRING_EQUAL(
+	    json_object_get_string(json_object_object_get(json_object_object_get(o, "metadata"),
+	                                                  "creationTimestamp")),
+	    "2024-05-01T10:00:00Z");
+	/* A non-pointer struct absent on the wire is still written, as Go does. */
+	NL_ASSERT_JSON_EQ(json_object_object_get(o, "spec"), "{}");
+	json_object_put(o);
+}
+
+static void test_protobuf__negative_int32_takes_ten_bytes(void)
+{
+	nl_buf b;
+	encode(&b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"code\":-1}");
+	static const unsigned char code[] = {0x30, 0xff, 0xff, 0xff, 0xff, 0xff,
+	                                     0xff, 0xff, 0xff, 0xff, 0x01};
+	CU_ASSERT_EQUAL(memcmp(b.data + b.len - 4 - sizeof(code), code, sizeof(code)), 0);
+	json_object *o = decode(b.data, b.len);
+	CU_ASSERT_EQUAL(json_object_get_int(json_object_object_get(o, "code")), -1);
+	json_object_put(o);
+	nl_buf_free(&b);
+}
+
+static void test_protobuf__map_entries_sorted_by_key(void)
+{
+	nl_buf b;
+	encode(&b, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"data\":{\"b\":\"2\",\"a\":\"1\","
+	           "\"B\":\"\"}}");
+	static const unsigned char entries[] = {0x12, 0x05, 0x0a, 0x01, 'B', 0x12, 0x00,
+	                                        0x12, 0x06, 0x0a, 0x01, 'a', 0x12, 0x01, '1',
+	                                        0x12, 0x06, 0x0a, 0x01, 'b', 0x12, 0x01, '2'};
+	CU_ASSERT_PTR_NOT_NULL(memmem(b.data, b.len, entries, sizeof(entries)));
+	nl_buf_free(&b);
+}
+
+static void test_protobuf__binary_data_is_raw_bytes(void)
+{
+	nl_buf b;
+	encode(&b, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"binaryData\":{\"k\":\"AP8B\"}}");
+	static const unsigned char entry[] = {0x1a, 0x08, 0x0a, 0x01, 'k', 0x12, 0x03, 0x00, 0xff, 0x01};
+	CU_ASSERT_PTR_NOT_NULL(memmem(b.data, b.len, entry, sizeof(entry)));
+	json_object *o = decode(b.data, b.len);
+	NL_ASSERT_JSON_EQ(json_object_object_get(o, "binaryData"), "{\"k\":\"AP8B\"}");
+	json_object_put(o);
+	nl_buf_free(&b);
+}
+
+static void test_protobuf__unknown_fields_are_skipped(void)
+{
+	unsigned char in[sizeof(cm_pb) + 16];
+	/* ConfigMap raw grows by field 99 varint and field 98 bytes */
+	static const unsigned char extra[] = {0x98, 0x06, 0x07, 0x92, 0x06, 0x02, 'x', 'y'};
+	size_t raw_at = 4 + 2 + 15; /* the raw field's tag */
+	memcpy(in, cm_pb, raw_at);
+	in[raw_at] = 0x12;
+	in[raw_at + 1] = (unsigned char)(0x24 + sizeof(extra));
+	memcpy(in + raw_at + 2, cm_pb + raw_at + 2, 0x24);
+	memcpy(in + raw_at + 2 + 0x24, extra, sizeof(extra));
+	memcpy(in + raw_at + 2 + 0x24 + sizeof(extra), cm_pb + raw_at + 2 + 0x24, 4);
+	json_object *o = decode(in, sizeof(cm_pb) + sizeof(extra));
+	CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), CM_JSON);
+	json_object_put(o);
+}
+
+static void test_protobuf__refuses_what_go_refuses(void)
+{
+	expect_error("", 0, NL_EPARSE, "empty data");
+	expect_error("{\"kind\":1}", 10, NL_EPARSE,
+	             "provided data does not appear to be a protobuf message, expected prefix "
+	             "[107 56 115 0]");
+	expect_error("k8s", 3, NL_EPARSE,
+	             "provided data does not appear to be a protobuf message, expected prefix "
+	             "[107 56 115 0]");
+	expect_error("k8s\0", 4, NL_EPARSE, "empty body");
+	/* every cut of a valid object is an unexpected EOF, never a crash */
+	for (size_t n = 5; n < sizeof(cm_pb) - 4; n++) {
+		json_object *o = NULL;
+		nl_err err = {0};
+		int rc = nl_pb_decode_object(&o, NULL, cm_pb, n, &err);
+		if (rc == 0) { /* a cut between fields is a shorter valid message */
+			json_object_put(o);
+			continue;
+		}
+		CU_ASSERT_EQUAL(rc, NL_EPARSE);
+		CU_ASSERT_STRING_EQUAL(err.msg, "unexpected EOF");
+	}
+	/* ConfigMap.metadata as a varint */
+	static const unsigned char wt[] = {'k', '8', 's', 0, 0x0a, 0x0f, 0x0a, 0x02, 'v', '1', 0x12,
+	                                   0x09, 'C', 'o', 'n', 'f', 'i', 'g', 'M', 'a', 'p', 0x12,
+	                                   0x02, 0x08, 0x01};
+	expect_error(wt, sizeof(wt), NL_EPARSE, "proto: wrong wireType = 0 for field Metadata");
+	static const unsigned char tag0[] = {'k', '8', 's', 0, 0x0a, 0x0f, 0x0a, 0x02, 'v', '1', 0x12,
+	                                     0x09, 'C', 'o', 'n', 'f', 'i', 'g', 'M', 'a', 'p', 0x12,
+	                                     0x02, 0x00, 0x00};
+	expect_error(tag0, sizeof(tag0), NL_EPARSE, "proto: ConfigMap: illegal tag 0 (wire type 0)");
+	static const unsigned char over[] = {'k',  '8',  's',  0,    0xff, 0xff, 0xff, 0xff,
+	                                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+	expect_error(over, sizeof(over), NL_EPARSE, "proto: integer overflow");
+	static const unsigned char pod[] = {'k', '8', 's', 0,   0x0a, 0x09, 0x0a, 0x02,
+	                                    'v', '1', 0x12, 0x03, 'P',  'o',  'd'};
+	expect_error(pod, sizeof(pod), NL_EUNSUPPORTED,
+	             "no kind \"Pod\" is registered for version \"v1\"");
+}
+
+static void test_protobuf__empty_structs_cannot_balloon(void)
+{
+	/* A Node whose status holds 200,000 empty conditions: 2 bytes each. */
+	size_t n = 200000, len = 0;
+	unsigned char *in = malloc(64 + n * 2);
+	static const unsigned char head[] = {'k', '8', 's', 0, 0x0a, 0x0a, 0x0a, 0x02, 'v',
+	                                     '1', 0x12, 0x04, 'N', 'o', 'd', 'e', 0x12};
+	CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+	memcpy(in, head, sizeof(head));
+	len = sizeof(head);
+	/* raw = {status(3) = {conditions(4) x n}}: lengths as varints */
+	size_t status = n * 2, raw = 1 + 3 + status;
+	in[len++] = (unsigned char)(raw | 0x80);
+	in[len++] = (unsigned char)((raw >> 7) | 0x80);
+	in[len++] = (unsigned char)(raw >> 14);
+	in[len++] = 0x1a;
+	in[len++] = (unsigned char)(status | 0x80);
+	in[len++] = (unsigned char)((status >> 7) | 0x80);
+	in[len++] = (unsigned char)(status >> 14);
+	for (size_t i = 0; i < n; i++) {
+		in[len++] = 0x22;
+		in[len++] = 0x00;
+	}
+	json_object *o = NULL;
+	nl_err err = {0};
+	CU_ASSERT_EQUAL(nl_pb_decode_object(&o, NULL, in, len, &err), NL_EPARSE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "proto: message expands beyond the decoder's limit");
+	free(in);
+}
+
+static void test_protobuf__watch_frames(void)
+{
+	nl_buf obj, frame;
+	encode(&obj, CM_JSON);
+	nl_buf_init(&frame, 0);
+	CU_ASSERT_EQUAL_FATAL(nl_pb_encode_watch_event(&frame, "ADDED", obj.data, obj.len), 0);
+	const unsigned char *f = (const unsigned char *)frame.data;
+	size_t n = ((size_t)f[0] << 24) | ((size_t)f[1] << 16) | ((size_t)f[2] << 8) | f[3];
+	CU_ASSERT_EQUAL(n, frame.len - 4);
+	/* WatchEvent{type "ADDED", object RawExtension{raw: the enveloped object}} */
+	static const unsigned char head[] = {0x0a, 0x05, 'A', 'D', 'D', 'E', 'D', 0x12};
+	CU_ASSERT_EQUAL(memcmp(f + 4, head, sizeof(head)), 0);
+	char type[16];
+	json_object *o = NULL;
+	nl_err err = {0};
+	CU_ASSERT_EQUAL_FATAL(
+	    nl_pb_decode_watch_event(type, sizeof(type), &o, f + 4, frame.len - 4, &err), 0);
+	CU_ASSERT_STRING_EQUAL(type, "ADDED");
+	CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), CM_JSON);
+	json_object_put(o);
+	nl_buf_free(&obj);
+	nl_buf_free(&frame);
+}
+
+static void test_protobuf__status_with_causes_round_trips(void)
+{
+	static const char st[] =
+	    "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+	    "\"message\":\"ConfigMap \\\"x\\\" is invalid: data: Invalid value\",\"reason\":"
+	    "\"Invalid\",\"details\":{\"name\":\"x\",\"kind\":\"configmaps\",\"causes\":[{"
+	    "\"reason\":\"FieldValueInvalid\",\"message\":\"Invalid value\",\"field\":\"data\"}]},"
+	    "\"code\":422}";
+	nl_buf b;
+	encode(&b, st);
+	json_object *o = decode(b.data, b.len);
+	CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), st);
+	json_object_put(o);
+	nl_buf_free(&b);
+}
+
+static void test_protobuf__tables_have_no_protobuf(void)
+{
+	json_object *o = nl_test_json("{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/v1\"}");
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	CU_ASSERT_EQUAL(nl_pb_encode_object(&b, o), NL_EUNSUPPORTED);
+	CU_ASSERT_EQUAL(b.len, 0);
+	json_object_put(o);
+	nl_buf_free(&b);
+}
+
+static CU_TestInfo tests[] = {
+    {"encodes_configmap_as_gogo", test_protobuf__encodes_configmap_as_gogo},
+    {"decodes_to_the_json_go_writes", test_protobuf__decodes_to_the_json_go_writes},
+    {"time_is_seconds_microtime_micros", test_protobuf__time_is_seconds_microtime_micros},
+    {"time_nanos_are_ignored_on_decode", test_protobuf__time_nanos_are_ignored_on_decode},
+    {"negative_int32_takes_ten_bytes", test_protobuf__negative_int32_takes_ten_bytes},
+    {"map_entries_sorted_by_key", test_protobuf__map_entries_sorted_by_key},
+    {"binary_data_is_raw_bytes", test_protobuf__binary_data_is_raw_bytes},
+    {"unknown_fields_are_skipped", test_protobuf__unknown_fields_are_skipped},
+    {"refuses_what_go_refuses", test_protobuf__refuses_what_go_refuses},
+    {"empty_structs_cannot_balloon", test_protobuf__empty_structs_cannot_balloon},
+    {"watch_frames", test_protobuf__watch_frames},
+    {"status_with_causes_round_trips", test_protobuf__status_with_causes_round_trips},
+    {"tables_have_no_protobuf", test_protobuf__tables_have_no_protobuf},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo nl_test_suites[] = {
+    {"protobuf", NULL, NULL, NULL, NULL, tests},
+    CU_SUITE_INFO_NULL,
+};
