@@ -207,8 +207,9 @@ static int decode_time(dctx *c, const unsigned char *p, size_t n, int micro, jso
 			return fail(c, "proto: Timestamp: illegal tag 0 (wire type 0)");
 		if ((num == 1 || num == 2) && wt != WT_VARINT) {
 			if (c->err && !c->err->code)
-				nl_err_set(c->err, NL_EPARSE, "proto: wrong wireType = %u for field %s",
-				           wt, num == 1 ? "Seconds" : "Nanos");
+				nl_err_set(c->err, NL_EPARSE,
+				           "proto: wrong wireType = %u for field %s", wt,
+				           num == 1 ? "Seconds" : "Nanos");
 			return NL_EPARSE;
 		}
 		if (num == 1 || num == 2) {
@@ -287,7 +288,8 @@ static int decode_map_entry(dctx *c, const nl_field *f, const unsigned char *p, 
 			c->oom = 1;
 		free(b64);
 	} else { /* Quantity {string = 1} */
-		reader q = {v ? v : (const unsigned char *)"", (v ? v : (const unsigned char *)"") + vlen};
+		reader q = {v ? v : (const unsigned char *)"",
+		            (v ? v : (const unsigned char *)"") + vlen};
 		const unsigned char *qs = (const unsigned char *)"";
 		size_t qn = 0;
 		while (q.p < q.end && !rc) {
@@ -361,7 +363,7 @@ typedef struct {
 	uint64_t scalar;
 	const unsigned char *p; /* the last occurrence of a bytes field */
 	size_t n;
-	nl_buf merged; /* a struct that came in pieces: the concatenation */
+	nl_buf merged;    /* a struct that came in pieces: the concatenation */
 	json_object *acc; /* repeated fields and maps: the value so far */
 } slot;
 
@@ -540,12 +542,14 @@ static int decode_struct(dctx *c, const nl_schema *s, const unsigned char *p, si
 		if (wt == WT_EGROUP) {
 			if (c->err && !c->err->code)
 				nl_err_set(c->err, NL_EPARSE,
-				           "proto: %s: wiretype end group for non-group", s->go_name);
+				           "proto: %s: wiretype end group for non-group",
+				           s->go_name);
 			rc = NL_EPARSE;
 		} else if ((int32_t)num <= 0) {
 			if (c->err && !c->err->code)
-				nl_err_set(c->err, NL_EPARSE, "proto: %s: illegal tag %d (wire type %llu)",
-				           s->go_name, (int)(int32_t)num, (unsigned long long)tag);
+				nl_err_set(c->err, NL_EPARSE,
+				           "proto: %s: illegal tag %d (wire type %llu)", s->go_name,
+				           (int)(int32_t)num, (unsigned long long)tag);
 			rc = NL_EPARSE;
 		} else {
 			const nl_field *f = field_by_number(s, num);
@@ -638,11 +642,12 @@ static int decode_unknown(dctx *c, nl_pb_type *t, const unsigned char **raw, siz
 			return NL_EPARSE;
 		}
 		if (num >= 1 && num <= 4 && wt != WT_BYTES) {
-			static const char *const names[] = {"", "TypeMeta", "Raw", "ContentEncoding",
-			                                    "ContentType"};
+			static const char *const names[] = {"", "TypeMeta", "Raw",
+			                                    "ContentEncoding", "ContentType"};
 			if (c->err && !c->err->code)
-				nl_err_set(c->err, NL_EPARSE, "proto: wrong wireType = %u for field %s",
-				           wt, names[num]);
+				nl_err_set(c->err, NL_EPARSE,
+				           "proto: wrong wireType = %u for field %s", wt,
+				           names[num]);
 			return NL_EPARSE;
 		}
 		if (num < 1 || num > 4) {
@@ -666,7 +671,8 @@ static int decode_unknown(dctx *c, nl_pb_type *t, const unsigned char **raw, siz
 					if ((rc = read_bytes(c, &m, &s, &sn)) != 0)
 						return rc;
 					if ((tag >> 3) == 1)
-						copy_cut(t->api_version, sizeof(t->api_version), s, sn);
+						copy_cut(t->api_version, sizeof(t->api_version), s,
+						         sn);
 					else
 						copy_cut(t->kind, sizeof(t->kind), s, sn);
 				} else if ((rc = skip_field(c, &m, (unsigned)(tag & 7), 0)) != 0) {
@@ -684,7 +690,8 @@ static int prepend_type(json_object **obj, const nl_pb_type *t)
 	if (!res)
 		return NL_ENOMEM;
 	if (json_object_object_add(res, "kind", json_object_new_string(t->kind)) != 0 ||
-	    json_object_object_add(res, "apiVersion", json_object_new_string(t->api_version)) != 0) {
+	    json_object_object_add(res, "apiVersion", json_object_new_string(t->api_version)) !=
+	        0) {
 		json_object_put(res);
 		return NL_ENOMEM;
 	}
@@ -715,9 +722,10 @@ int nl_pb_decode_object(json_object **out, nl_pb_type *type, const void *data, s
 	if (len == 0)
 		return nl_err_set(err, NL_EPARSE, "empty data");
 	if (len < NL_PB_MAGIC_LEN || memcmp(data, NL_PB_MAGIC, NL_PB_MAGIC_LEN) != 0)
-		return nl_err_set(err, NL_EPARSE,
-		                  "provided data does not appear to be a protobuf message, expected "
-		                  "prefix [107 56 115 0]");
+		return nl_err_set(
+		    err, NL_EPARSE,
+		    "provided data does not appear to be a protobuf message, expected "
+		    "prefix [107 56 115 0]");
 	if (len == NL_PB_MAGIC_LEN)
 		return nl_err_set(err, NL_EPARSE, "empty body");
 	int rc = decode_unknown(&c, &t, &raw, &rawn, (const unsigned char *)data + NL_PB_MAGIC_LEN,
@@ -728,8 +736,9 @@ int nl_pb_decode_object(json_object **out, nl_pb_type *type, const void *data, s
 		*type = t;
 	const nl_schema *s = nl_schema_for_kind(t.api_version, t.kind);
 	if (!s)
-		return nl_err_set(err, NL_EUNSUPPORTED, "no kind \"%s\" is registered for version \"%s\"",
-		                  t.kind, t.api_version);
+		return nl_err_set(err, NL_EUNSUPPORTED,
+		                  "no kind \"%s\" is registered for version \"%s\"", t.kind,
+		                  t.api_version);
 	rc = decode_struct(&c, s, raw ? raw : (const unsigned char *)"", rawn, &obj);
 	if (rc)
 		return rc;
@@ -760,7 +769,8 @@ int nl_pb_decode_watch_event(char *type, size_t size, json_object **obj, const v
 		unsigned num = (unsigned)(tag >> 3), wt = (unsigned)(tag & 7);
 		if ((num == 1 || num == 2) && wt != WT_BYTES) {
 			if (err && !err->code)
-				nl_err_set(err, NL_EPARSE, "proto: wrong wireType = %u for field %s", wt,
+				nl_err_set(err, NL_EPARSE,
+				           "proto: wrong wireType = %u for field %s", wt,
 				           num == 1 ? "Type" : "Object");
 			return NL_EPARSE;
 		}

@@ -8,20 +8,20 @@
 
 #define OE NL_F_OMITEMPTY
 #define PTR NL_F_PTR
-#define F(n, t, fl, gt, num)                                                              \
-	{                                                                                 \
+#define F(n, t, fl, gt, num)                                                          \
+	{                                                                             \
 		.name = (n), .type = (t), .flags = (fl), .go_type = (gt), .pb = (num) \
 	}
 #define STR(n, fl, gt, num) F(n, NL_FT_STRING, fl, gt, num)
-#define OBJ(n, fl, gt, s, num)                                                                    \
-	{                                                                                         \
+#define OBJ(n, fl, gt, s, num)                                                                  \
+	{                                                                                       \
 		.name = (n), .type = NL_FT_OBJECT, .flags = (fl), .go_type = (gt), .sub = &(s), \
-		.pb = (num)                                                                       \
+		.pb = (num)                                                                     \
 	}
-#define ARR(n, fl, gt, et, s, num)                                                               \
-	{                                                                                        \
+#define ARR(n, fl, gt, et, s, num)                                                              \
+	{                                                                                       \
 		.name = (n), .type = NL_FT_ARRAY, .flags = (fl), .go_type = (gt), .elem = (et), \
-		.sub = (s), .pb = (num)                                                          \
+		.sub = (s), .pb = (num)                                                         \
 	}
 #define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
 #define SCHEMA(var, goname, fields) \
@@ -29,7 +29,7 @@
 #define PUBLIC_SCHEMA(var, goname, fields) \
 	const nl_schema var = {(goname), (fields), NFIELDS(fields)}
 
-#define TYPEMETA                                        \
+#define TYPEMETA                                      \
 	STR("kind", OE | NL_F_TYPEMETA, "string", 0), \
 	    STR("apiVersion", OE | NL_F_TYPEMETA, "string", 0)
 
@@ -46,12 +46,9 @@ static const nl_field owner_ref_fields[] = {
 SCHEMA(owner_ref_schema, "OwnerReference", owner_ref_fields);
 
 static const nl_field managed_fields_fields[] = {
-    STR("manager", OE, "string", 1),
-    STR("operation", OE, "v1.ManagedFieldsOperationType", 2),
-    STR("apiVersion", OE, "string", 3),
-    F("time", NL_FT_TIME, OE | PTR, "v1.Time", 4),
-    STR("fieldsType", OE, "string", 6),
-    F("fieldsV1", NL_FT_RAW, OE | PTR, "v1.FieldsV1", 7),
+    STR("manager", OE, "string", 1),     STR("operation", OE, "v1.ManagedFieldsOperationType", 2),
+    STR("apiVersion", OE, "string", 3),  F("time", NL_FT_TIME, OE | PTR, "v1.Time", 4),
+    STR("fieldsType", OE, "string", 6),  F("fieldsV1", NL_FT_RAW, OE | PTR, "v1.FieldsV1", 7),
     STR("subresource", OE, "string", 8),
 };
 SCHEMA(managed_fields_schema, "ManagedFieldsEntry", managed_fields_fields);
@@ -71,8 +68,7 @@ static const nl_field object_meta_fields[] = {
     F("annotations", NL_FT_MAP_STRING, OE, "map[string]string", 12),
     ARR("ownerReferences", OE, "[]v1.OwnerReference", NL_FT_OBJECT, &owner_ref_schema, 13),
     ARR("finalizers", OE, "[]string", NL_FT_STRING, NULL, 14),
-    ARR("managedFields", OE, "[]v1.ManagedFieldsEntry", NL_FT_OBJECT, &managed_fields_schema,
-        17),
+    ARR("managedFields", OE, "[]v1.ManagedFieldsEntry", NL_FT_OBJECT, &managed_fields_schema, 17),
 };
 PUBLIC_SCHEMA(nl_schema_object_meta, "ObjectMeta", object_meta_fields);
 
@@ -106,8 +102,7 @@ SCHEMA(namespace_spec_schema, "NamespaceSpec", namespace_spec_fields);
 
 static const nl_field namespace_status_fields[] = {
     STR("phase", OE, "v1.NamespacePhase", 1),
-    ARR("conditions", OE, "[]v1.NamespaceCondition", NL_FT_OBJECT, &namespace_condition_schema,
-        2),
+    ARR("conditions", OE, "[]v1.NamespaceCondition", NL_FT_OBJECT, &namespace_condition_schema, 2),
 };
 SCHEMA(namespace_status_schema, "NamespaceStatus", namespace_status_fields);
 
@@ -130,8 +125,8 @@ static const nl_field taint_fields[] = {
 SCHEMA(taint_schema, "Taint", taint_fields);
 
 static const nl_field configmap_source_fields[] = {
-    STR("namespace", 0, "string", 1),       STR("name", 0, "string", 2),
-    STR("uid", OE, "types.UID", 3),         STR("resourceVersion", OE, "string", 4),
+    STR("namespace", 0, "string", 1),        STR("name", 0, "string", 2),
+    STR("uid", OE, "types.UID", 3),          STR("resourceVersion", OE, "string", 4),
     STR("kubeletConfigKey", 0, "string", 5),
 };
 SCHEMA(configmap_source_schema, "ConfigMapNodeConfigSource", configmap_source_fields);
@@ -179,11 +174,11 @@ static const nl_field daemon_endpoints_fields[] = {
 SCHEMA(daemon_endpoints_schema, "NodeDaemonEndpoints", daemon_endpoints_fields);
 
 static const nl_field node_info_fields[] = {
-    STR("machineID", 0, "string", 1),         STR("systemUUID", 0, "string", 2),
-    STR("bootID", 0, "string", 3),            STR("kernelVersion", 0, "string", 4),
-    STR("osImage", 0, "string", 5),           STR("containerRuntimeVersion", 0, "string", 6),
-    STR("kubeletVersion", 0, "string", 7),    STR("kubeProxyVersion", 0, "string", 8),
-    STR("operatingSystem", 0, "string", 9),   STR("architecture", 0, "string", 10),
+    STR("machineID", 0, "string", 1),       STR("systemUUID", 0, "string", 2),
+    STR("bootID", 0, "string", 3),          STR("kernelVersion", 0, "string", 4),
+    STR("osImage", 0, "string", 5),         STR("containerRuntimeVersion", 0, "string", 6),
+    STR("kubeletVersion", 0, "string", 7),  STR("kubeProxyVersion", 0, "string", 8),
+    STR("operatingSystem", 0, "string", 9), STR("architecture", 0, "string", 10),
 };
 SCHEMA(node_info_schema, "NodeSystemInfo", node_info_fields);
 
@@ -386,12 +381,12 @@ PUBLIC_SCHEMA(nl_schema_partial_object_metadata, "PartialObjectMetadata", partia
 
 /* ----------------------------------------------------------------- lists */
 
-#define LIST_SCHEMA(var, goname, item)                                                  \
-	static const nl_field var##_fields[] = {                                        \
-	    TYPEMETA,                                                                   \
-	    LISTMETA,                                                                   \
+#define LIST_SCHEMA(var, goname, item)                                                \
+	static const nl_field var##_fields[] = {                                      \
+	    TYPEMETA,                                                                 \
+	    LISTMETA,                                                                 \
 	    ARR("items", 0, "[]v1." #item, NL_FT_OBJECT, &nl_schema_##item##_tbl, 2), \
-	};                                                                              \
+	};                                                                            \
 	SCHEMA(var, goname, var##_fields)
 
 #define nl_schema_Namespace_tbl nl_schema_namespace
@@ -441,7 +436,8 @@ const nl_schema *nl_schema_for_kind(const char *api_version, const char *kind)
 	if (strcmp(kind, "DeleteOptions") == 0)
 		return &nl_schema_delete_options;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(kinds[i].kind, kind) == 0 && strcmp(kinds[i].api_version, api_version) == 0)
+		if (strcmp(kinds[i].kind, kind) == 0 &&
+		    strcmp(kinds[i].api_version, api_version) == 0)
 			return kinds[i].schema;
 	return NULL;
 }

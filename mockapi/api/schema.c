@@ -224,8 +224,7 @@ static json_object *decode_int(dctx *c, const nl_schema *st, const char *go_type
 	return NULL;
 }
 
-static int decode_time(dctx *c, const nl_schema *st, json_object *in, bool micro,
-                       json_object **out)
+static int decode_time(dctx *c, const nl_schema *st, json_object *in, bool micro, json_object **out)
 {
 	int64_t usec;
 	char buf[NL_TIME_BUFSZ];

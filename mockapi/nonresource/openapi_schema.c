@@ -132,7 +132,7 @@ static json_object *scalar_schema(gen *g, nl_field_type t, const nl_field *f)
 		o = typed("object", NULL);
 		json_object_object_add(o, "additionalProperties",
 		                       t == NL_FT_MAP_BYTES ? typed("string", "byte")
-		                                              : typed("string", NULL));
+		                                            : typed("string", NULL));
 		return o;
 	case NL_FT_MAP_QUANTITY:
 		o = typed("object", NULL);
@@ -180,7 +180,7 @@ static json_object *field_schema(gen *g, const nl_schema *s, const nl_field *f)
 		return scalar_schema(g, f->type, f);
 	json_object *o = typed("array", NULL);
 	json_object *items = f->elem == NL_FT_OBJECT ? scalar_schema(g, NL_FT_OBJECT, f)
-	                                               : scalar_schema(g, f->elem, NULL);
+	                                             : scalar_schema(g, f->elem, NULL);
 	if (f->elem == NL_FT_OBJECT && f->sub) /* slice elements are values */
 		json_object_object_add(items, "default", json_object_new_object());
 	json_object_object_add(o, "items", items);

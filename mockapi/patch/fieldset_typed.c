@@ -23,9 +23,9 @@ typedef enum { T_NONE, T_STRUCT, T_MAP, T_LMAP, T_SET, T_LEAF } tkind;
 typedef struct {
 	tkind kind;
 	const nl_schema *s; /* T_STRUCT; the item struct of T_LMAP */
-	const char *key;      /* T_LMAP: the key field of its items */
-	const char *path;     /* dotted field path; list items share their list's */
-	int kind_id;          /* the object's mock_kind */
+	const char *key;    /* T_LMAP: the key field of its items */
+	const char *path;   /* dotted field path; list items share their list's */
+	int kind_id;        /* the object's mock_kind */
 } ftype;
 
 /* x-kubernetes-list-type of the lists that are not atomic (k8s.io/api

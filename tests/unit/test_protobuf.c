@@ -8,22 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CM_JSON                                                                          \
+#define CM_JSON                                                                         \
 	"{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"app\"," \
 	"\"namespace\":\"default\",\"creationTimestamp\":null},\"data\":{\"a\":\"b\"}}"
 
 /* k8s\0, Unknown{typeMeta{v1, ConfigMap}, raw, "", ""}; the ObjectMeta
  * writes every non-pointer field, empty or not. */
 static const unsigned char cm_pb[] = {
-    'k', '8', 's', 0,
-    0x0a, 0x0f, 0x0a, 0x02, 'v', '1', 0x12, 0x09, 'C', 'o', 'n', 'f', 'i', 'g', 'M', 'a', 'p',
-    0x12, 0x24,
+    'k', '8', 's', 0, 0x0a, 0x0f, 0x0a, 0x02, 'v', '1', 0x12, 0x09, 'C', 'o', 'n', 'f', 'i', 'g',
+    'M', 'a', 'p', 0x12, 0x24,
     /* metadata */
     0x0a, 0x1a, 0x0a, 0x03, 'a', 'p', 'p', 0x12, 0x00, 0x1a, 0x07, 'd', 'e', 'f', 'a', 'u', 'l',
     't', 0x22, 0x00, 0x2a, 0x00, 0x32, 0x00, 0x38, 0x00, 0x42, 0x00,
     /* data {a: b} */
-    0x12, 0x06, 0x0a, 0x01, 'a', 0x12, 0x01, 'b',
-    0x1a, 0x00, 0x22, 0x00};
+    0x12, 0x06, 0x0a, 0x01, 'a', 0x12, 0x01, 'b', 0x1a, 0x00, 0x22, 0x00};
 
 static void encode(nl_buf *b, const char *json)
 {
@@ -72,15 +70,15 @@ static void test_protobuf__decodes_to_the_json_go_writes(void)
 static void test_protobuf__time_is_seconds_microtime_micros(void)
 {
 	nl_buf b;
-	encode(&b,
-	       "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\",\"metadata\":{"
-	       "\"name\":\"n\",\"creationTimestamp\":\"2024-05-01T10:00:00Z\"},\"spec\":{"
-	       "\"renewTime\":\"2024-05-01T10:00:00.123456Z\"}}");
+	encode(&b, "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\",\"metadata\":{"
+	           "\"name\":\"n\",\"creationTimestamp\":\"2024-05-01T10:00:00Z\"},\"spec\":{"
+	           "\"renewTime\":\"2024-05-01T10:00:00.123456Z\"}}");
 	/* creationTimestamp {seconds 1714557600 nanos 0} */
-	static const unsigned char ts[] = {0x42, 0x08, 0x08, 0xa0, 0xa5, 0xc8, 0xb1, 0x06, 0x10, 0x00};
+	static const unsigned char ts[] = {0x42, 0x08, 0x08, 0xa0, 0xa5,
+	                                   0xc8, 0xb1, 0x06, 0x10, 0x00};
 	/* renewTime {seconds, nanos 123456000} */
-	static const unsigned char rt[] = {0x22, 0x0b, 0x08, 0xa0, 0xa5, 0xc8, 0xb1, 0x06,
-	                                   0x10, 0x80, 0x94, 0xef, 0x3a};
+	static const unsigned char rt[] = {0x22, 0x0b, 0x08, 0xa0, 0xa5, 0xc8, 0xb1,
+	                                   0x06, 0x10, 0x80, 0x94, 0xef, 0x3a};
 	CU_ASSERT_PTR_NOT_NULL(memmem(b.data, b.len, ts, sizeof(ts)));
 	CU_ASSERT_PTR_NOT_NULL(memmem(b.data, b.len, rt, sizeof(rt)));
 	json_object *o = decode(b.data, b.len);
@@ -100,10 +98,9 @@ static void test_protobuf__time_nanos_are_ignored_on_decode(void)
 	    'a',  'm',  'e',  's',  'p',  'a',  'c',  'e',  0x12, 0x10, 0x0a, 0x0e, 0x42,
 	    0x0c, 0x08, 0xa0, 0xa5, 0xc8, 0xb1, 0x06, 0x10, 0x80, 0xca, 0xb5, 0xee, 0x01};
 	json_object *o = decode(ns, sizeof(ns));
-	CU_ASSERT_STRING_EQUAL(
-	    json_object_get_string(json_object_object_get(json_object_object_get(o, "metadata"),
-	                                                  "creationTimestamp")),
-	    "2024-05-01T10:00:00Z");
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(
+	                           json_object_object_get(o, "metadata"), "creationTimestamp")),
+	                       "2024-05-01T10:00:00Z");
 	/* A non-pointer struct absent on the wire is still written, as Go does. */
 	NL_ASSERT_JSON_EQ(json_object_object_get(o, "spec"), "{}");
 	json_object_put(o);
@@ -125,11 +122,12 @@ static void test_protobuf__negative_int32_takes_ten_bytes(void)
 static void test_protobuf__map_entries_sorted_by_key(void)
 {
 	nl_buf b;
-	encode(&b, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"data\":{\"b\":\"2\",\"a\":\"1\","
-	           "\"B\":\"\"}}");
-	static const unsigned char entries[] = {0x12, 0x05, 0x0a, 0x01, 'B', 0x12, 0x00,
-	                                        0x12, 0x06, 0x0a, 0x01, 'a', 0x12, 0x01, '1',
-	                                        0x12, 0x06, 0x0a, 0x01, 'b', 0x12, 0x01, '2'};
+	encode(&b,
+	       "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"data\":{\"b\":\"2\",\"a\":\"1\","
+	       "\"B\":\"\"}}");
+	static const unsigned char entries[] = {0x12, 0x05, 0x0a, 0x01, 'B',  0x12, 0x00, 0x12,
+	                                        0x06, 0x0a, 0x01, 'a',  0x12, 0x01, '1',  0x12,
+	                                        0x06, 0x0a, 0x01, 'b',  0x12, 0x01, '2'};
 	CU_ASSERT_PTR_NOT_NULL(memmem(b.data, b.len, entries, sizeof(entries)));
 	nl_buf_free(&b);
 }
@@ -137,8 +135,10 @@ static void test_protobuf__map_entries_sorted_by_key(void)
 static void test_protobuf__binary_data_is_raw_bytes(void)
 {
 	nl_buf b;
-	encode(&b, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"binaryData\":{\"k\":\"AP8B\"}}");
-	static const unsigned char entry[] = {0x1a, 0x08, 0x0a, 0x01, 'k', 0x12, 0x03, 0x00, 0xff, 0x01};
+	encode(&b,
+	       "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"binaryData\":{\"k\":\"AP8B\"}}");
+	static const unsigned char entry[] = {0x1a, 0x08, 0x0a, 0x01, 'k',
+	                                      0x12, 0x03, 0x00, 0xff, 0x01};
 	CU_ASSERT_PTR_NOT_NULL(memmem(b.data, b.len, entry, sizeof(entry)));
 	json_object *o = decode(b.data, b.len);
 	NL_ASSERT_JSON_EQ(json_object_object_get(o, "binaryData"), "{\"k\":\"AP8B\"}");
@@ -186,18 +186,19 @@ static void test_protobuf__refuses_what_go_refuses(void)
 		CU_ASSERT_STRING_EQUAL(err.msg, "unexpected EOF");
 	}
 	/* ConfigMap.metadata as a varint */
-	static const unsigned char wt[] = {'k', '8', 's', 0, 0x0a, 0x0f, 0x0a, 0x02, 'v', '1', 0x12,
-	                                   0x09, 'C', 'o', 'n', 'f', 'i', 'g', 'M', 'a', 'p', 0x12,
-	                                   0x02, 0x08, 0x01};
+	static const unsigned char wt[] = {'k', '8',  's',  0,    0x0a, 0x0f, 0x0a, 0x02, 'v',
+	                                   '1', 0x12, 0x09, 'C',  'o',  'n',  'f',  'i',  'g',
+	                                   'M', 'a',  'p',  0x12, 0x02, 0x08, 0x01};
 	expect_error(wt, sizeof(wt), NL_EPARSE, "proto: wrong wireType = 0 for field Metadata");
-	static const unsigned char tag0[] = {'k', '8', 's', 0, 0x0a, 0x0f, 0x0a, 0x02, 'v', '1', 0x12,
-	                                     0x09, 'C', 'o', 'n', 'f', 'i', 'g', 'M', 'a', 'p', 0x12,
-	                                     0x02, 0x00, 0x00};
-	expect_error(tag0, sizeof(tag0), NL_EPARSE, "proto: ConfigMap: illegal tag 0 (wire type 0)");
+	static const unsigned char tag0[] = {'k', '8',  's',  0,    0x0a, 0x0f, 0x0a, 0x02, 'v',
+	                                     '1', 0x12, 0x09, 'C',  'o',  'n',  'f',  'i',  'g',
+	                                     'M', 'a',  'p',  0x12, 0x02, 0x00, 0x00};
+	expect_error(tag0, sizeof(tag0), NL_EPARSE,
+	             "proto: ConfigMap: illegal tag 0 (wire type 0)");
 	static const unsigned char over[] = {'k',  '8',  's',  0,    0xff, 0xff, 0xff, 0xff,
 	                                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
 	expect_error(over, sizeof(over), NL_EPARSE, "proto: integer overflow");
-	static const unsigned char pod[] = {'k', '8', 's', 0,   0x0a, 0x09, 0x0a, 0x02,
+	static const unsigned char pod[] = {'k', '8', 's',  0,    0x0a, 0x09, 0x0a, 0x02,
 	                                    'v', '1', 0x12, 0x03, 'P',  'o',  'd'};
 	expect_error(pod, sizeof(pod), NL_EUNSUPPORTED,
 	             "no kind \"Pod\" is registered for version \"v1\"");
@@ -208,8 +209,8 @@ static void test_protobuf__empty_structs_cannot_balloon(void)
 	/* A Node whose status holds 200,000 empty conditions: 2 bytes each. */
 	size_t n = 200000, len = 0;
 	unsigned char *in = malloc(64 + n * 2);
-	static const unsigned char head[] = {'k', '8', 's', 0, 0x0a, 0x0a, 0x0a, 0x02, 'v',
-	                                     '1', 0x12, 0x04, 'N', 'o', 'd', 'e', 0x12};
+	static const unsigned char head[] = {'k', '8',  's',  0,   0x0a, 0x0a, 0x0a, 0x02, 'v',
+	                                     '1', 0x12, 0x04, 'N', 'o',  'd',  'e',  0x12};
 	CU_ASSERT_PTR_NOT_NULL_FATAL(in);
 	memcpy(in, head, sizeof(head));
 	len = sizeof(head);
