@@ -711,6 +711,24 @@ static int prepend_type(json_object **obj, const nl_pb_type *t)
 int nl_pb_decode_object(json_object **out, nl_pb_type *type, const void *data, size_t len,
                         nl_err *err)
 {
+	return nl_pb_decode_object_as(out, type, data, len, NULL, err);
+}
+
+/* gvkWithDefaults for what an envelope can leave out: an empty kind or
+ * apiVersion is the expected one's. */
+static void type_defaults(nl_pb_type *t, const nl_pb_type *defaults)
+{
+	if (!defaults)
+		return;
+	if (!t->kind[0])
+		memcpy(t->kind, defaults->kind, sizeof(t->kind));
+	if (!t->api_version[0])
+		memcpy(t->api_version, defaults->api_version, sizeof(t->api_version));
+}
+
+int nl_pb_decode_object_as(json_object **out, nl_pb_type *type, const void *data, size_t len,
+                           const nl_pb_type *defaults, nl_err *err)
+{
 	dctx c = {err, BUDGET_BASE + BUDGET_PER_BYTE * len, 0};
 	nl_pb_type t;
 	const unsigned char *raw;
@@ -732,6 +750,7 @@ int nl_pb_decode_object(json_object **out, nl_pb_type *type, const void *data, s
 	                        len - NL_PB_MAGIC_LEN);
 	if (rc)
 		return rc;
+	type_defaults(&t, defaults);
 	if (type)
 		*type = t;
 	const nl_schema *s = nl_schema_for_kind(t.api_version, t.kind);

@@ -6,24 +6,28 @@
 #include <ctype.h>
 #include <nodelet/doc.h>
 #include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
+#include <nodelet/schema.h>
 #include <nodelet/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "table.h"
 #include "yaml_out.h"
 
-/* What nodelet-mockapi writes and reads, in the apiserver's order (its
- * list continues with application/vnd.kubernetes.protobuf). */
+/* What nodelet-mockapi writes and reads, in the apiserver's order (the
+ * codec factory's: JSON, YAML, protobuf), indexed by mock_media. */
 static const struct {
 	const char *type, *subtype, *name;
 } served[] = {
     {"application", "json", "application/json"},
     {"application", "yaml", "application/yaml"},
+    {"application", "vnd.kubernetes.protobuf", NL_PB_CONTENT_TYPE},
 };
 #define NSERVED (sizeof(served) / sizeof(served[0]))
-#define SERVED_LIST "application/json, application/yaml"
+#define SERVED_LIST "application/json, application/yaml, " NL_PB_CONTENT_TYPE
 
 /* ------------------------------------------------------ Accept parsing */
 
@@ -163,8 +167,10 @@ static int clause_conversion(mock_negotiated *n, const mock_accept_clause *c, mo
 	const char *as = mock_accept_param_get(c, "as"), *g = mock_accept_param_get(c, "g");
 	const char *v = mock_accept_param_get(c, "v"), *stream = mock_accept_param_get(c, "stream");
 	const char *sv = mock_accept_param_get(c, "sv");
-	/* Only JSON has a stream serializer, and only for watch. */
-	if (stream && *stream && (media != MOCK_MEDIA_JSON || strcmp(stream, "watch") != 0))
+	/* JSON and protobuf have stream serializers, only for watch. */
+	if (stream && *stream && (media == MOCK_MEDIA_YAML || strcmp(stream, "watch") != 0))
+		return -1;
+	if (media == MOCK_MEDIA_PROTOBUF && !(allow & MOCK_ALLOW_PROTOBUF))
 		return -1;
 	if (sv && *sv)
 		return -1; /* AllowsServerVersion is false everywhere */
@@ -178,9 +184,10 @@ static int clause_conversion(mock_negotiated *n, const mock_accept_clause *c, mo
 	snprintf(n->version, sizeof(n->version), "%s", v);
 	if (strcmp(g, "meta.k8s.io") == 0 && (strcmp(v, "v1") == 0 || strcmp(v, "v1beta1") == 0) &&
 	    (allow & MOCK_ALLOW_META)) {
-		/* A Table is only written as JSON or YAML; metadata in any type. */
+		/* A Table is only written as JSON or YAML (it has no protobuf
+		 * form); metadata in any type. */
 		if (strcmp(as, "Table") == 0)
-			return n->as = MOCK_AS_TABLE, 0;
+			return media == MOCK_MEDIA_PROTOBUF ? -1 : (n->as = MOCK_AS_TABLE, 0);
 		if (strcmp(as, "PartialObjectMetadata") == 0)
 			return n->as = MOCK_AS_PARTIAL, 0;
 		if (strcmp(as, "PartialObjectMetadataList") == 0)
@@ -323,26 +330,47 @@ static const char *body_kind(const mock_route *rt, const mock_request *req)
 	return strcmp(req->method, "DELETE") == 0 ? "DeleteOptions" : rt->res->kind;
 }
 
-/* yaml.ToJSON on the body; on a syntax error the apiserver's 400. */
-static int yaml_body_to_json(mock_negotiated_request *out, const mock_route *rt,
-                             const mock_request *req, mock_response *resp)
+unsigned mock_negotiate_allow(const mock_resource *r)
 {
-	json_object *doc = NULL;
-	nl_err err = {0};
-	if (nl_doc_parse_one(&doc, req->body, req->body_len, "yaml", &err) != 0) {
-		char summary[64];
-		if (req->body_len > 30)
-			snprintf(summary, sizeof(summary), "%.30s ...", req->body);
-		else
-			snprintf(summary, sizeof(summary), "%.*s", (int)req->body_len, req->body);
-		mock_response_status(resp,
-		                     nl_status_newf(400, "BadRequest",
-		                                    "the object provided is unrecognized (must "
-		                                    "be of type %s): error converting YAML to "
-		                                    "JSON: %s (%s)",
-		                                    body_kind(rt, req), err.msg, summary));
-		return -1;
+	unsigned allow = MOCK_ALLOW_PLAIN | MOCK_ALLOW_META;
+	if (r && nl_schema_for_kind(r->api_version, r->kind))
+		allow |= MOCK_ALLOW_PROTOBUF;
+	return allow;
+}
+
+/* summarizeData(body, 30) of the apiserver's transformDecodeError: text
+ * when it looks like JSON, else hex; " ..." when cut. */
+static void summarize(char *out, size_t cap, const char *data, size_t len)
+{
+	size_t n = len > 30 ? 30 : len;
+	const char *more = len > 30 ? " ..." : "";
+	if (len == 0) {
+		snprintf(out, cap, "<empty>");
+	} else if (data[0] == '{') {
+		snprintf(out, cap, "%.*s%s", (int)n, data, more);
+	} else {
+		size_t o = 0;
+		for (size_t i = 0; i < n && o + 3 < cap; i++)
+			o += (size_t)snprintf(out + o, cap - o, "%02x", (unsigned char)data[i]);
+		snprintf(out + o, cap - o, "%s", more);
 	}
+}
+
+/* The 400 of a body no decoder could make sense of. */
+static void unrecognized(mock_response *resp, const char *kind, const char *msg,
+                         const mock_request *req)
+{
+	char summary[80];
+	summarize(summary, sizeof(summary), req->body ? req->body : "", req->body_len);
+	mock_response_status(resp, nl_status_newf(400, "BadRequest",
+	                                          "the object provided is unrecognized (must be "
+	                                          "of type %s): %s (%s)",
+	                                          kind, msg, summary));
+}
+
+/* Hand the handlers doc's compact JSON as the body (consumes doc). */
+static int body_from_doc(mock_negotiated_request *out, json_object *doc, mock_response *resp)
+{
 	size_t len = 0;
 	const char *text = nl_json_compact(doc, &len);
 	out->json = text ? strndup(text, len) : NULL;
@@ -357,12 +385,73 @@ static int yaml_body_to_json(mock_negotiated_request *out, const mock_route *rt,
 	return 0;
 }
 
+/* yaml.ToJSON on the body; on a syntax error the apiserver's 400. */
+static int yaml_body_to_json(mock_negotiated_request *out, const mock_route *rt,
+                             const mock_request *req, mock_response *resp)
+{
+	json_object *doc = NULL;
+	nl_err err = {0};
+	if (nl_doc_parse_one(&doc, req->body, req->body_len, "yaml", &err) != 0) {
+		char msg[sizeof(err.msg) + 40];
+		snprintf(msg, sizeof(msg), "error converting YAML to JSON: %s", err.msg);
+		unrecognized(resp, body_kind(rt, req), msg, req);
+		return -1;
+	}
+	return body_from_doc(out, doc, resp);
+}
+
+/* "coordination.k8s.io/v1" -> "v1": the version a decode error names. */
+static const char *version_of(const char *api_version)
+{
+	const char *slash = strrchr(api_version, '/');
+	return slash ? slash + 1 : api_version;
+}
+
+/* The protobuf serializer's Decode into the route's kind: the envelope may
+ * leave kind and apiVersion out (the endpoint's are used). An envelope
+ * that does not parse is "unrecognized"; once its kind is known, errors
+ * name it. Its JSON then goes through the same checks as a JSON body's. */
+static int protobuf_body_to_json(mock_negotiated_request *out, const mock_route *rt,
+                                 const mock_request *req, mock_response *resp)
+{
+	json_object *doc = NULL;
+	nl_err err = {0};
+	nl_pb_type t, defaults;
+	const char *kind = body_kind(rt, req);
+	memset(&t, 0, sizeof(t));
+	memset(&defaults, 0, sizeof(defaults));
+	snprintf(defaults.kind, sizeof(defaults.kind), "%s", kind);
+	snprintf(defaults.api_version, sizeof(defaults.api_version), "%s",
+	         strcmp(kind, "DeleteOptions") == 0 ? "v1" : rt->res->api_version);
+	int rc = nl_pb_decode_object_as(&doc, &t, req->body ? req->body : "", req->body_len,
+	                                &defaults, &err);
+	if (rc == 0)
+		return body_from_doc(out, doc, resp);
+	if (rc == NL_ENOMEM) {
+		mock_response_status(resp, nl_status_internal("out of memory"));
+	} else if (!t.kind[0]) {
+		unrecognized(resp, kind, err.msg, req);
+	} else {
+		/* runtime.Scheme's not-registered text names the scheme. */
+		mock_response_status(
+		    resp, nl_status_newf(400, "BadRequest",
+		                         "%s in version \"%s\" cannot be handled "
+		                         "as a %s: %s%s",
+		                         t.kind, version_of(t.api_version), kind, err.msg,
+		                         rc == NL_EUNSUPPORTED
+		                             ? " in scheme \"pkg/api/legacyscheme/scheme.go:30\""
+		                             : ""));
+	}
+	return -1;
+}
+
 int mock_negotiate_request(mock_negotiated *neg, mock_negotiated_request *out, const mock_route *rt,
                            const mock_request *req, mock_response *resp)
 {
 	memset(out, 0, sizeof(*out));
 	out->req = *req;
-	if (mock_negotiate_output(neg, req->accept, MOCK_ALLOW_PLAIN | MOCK_ALLOW_META) != 0) {
+	unsigned allow = mock_negotiate_allow(rt->res);
+	if (mock_negotiate_output(neg, req->accept, allow) != 0) {
 		mock_response_status(resp, mock_status_not_acceptable());
 		return -1;
 	}
@@ -372,12 +461,15 @@ int mock_negotiate_request(mock_negotiated *neg, mock_negotiated_request *out, c
 	if (!reads_body)
 		return 0;
 	mock_media in;
-	if (mock_negotiate_input(&in, req->content_type) != 0) {
+	if (mock_negotiate_input(&in, req->content_type) != 0 ||
+	    (in == MOCK_MEDIA_PROTOBUF && !(allow & MOCK_ALLOW_PROTOBUF))) {
 		mock_response_status(resp, mock_status_unsupported_media_type());
 		return -1;
 	}
 	if (in == MOCK_MEDIA_YAML && has_body)
 		return yaml_body_to_json(out, rt, req, resp);
+	if (in == MOCK_MEDIA_PROTOBUF)
+		return protobuf_body_to_json(out, rt, req, resp);
 	return 0;
 }
 
@@ -470,14 +562,40 @@ static void to_yaml(mock_response *resp)
 	nl_buf_free(&y);
 }
 
+/* The JSON answer (an object, a list, a Status) as a protobuf object. A
+ * kind without a schema stays JSON, which the client also accepted only if
+ * it listed it: negotiation offers protobuf only where every answer has
+ * one. */
+static void to_protobuf(mock_response *resp)
+{
+	json_object *doc = NULL;
+	enum json_tokener_error jerr;
+	size_t used = 0;
+	if (!resp->body.data ||
+	    mock_parse_body(&doc, resp->body.data, resp->body.len, &jerr, &used) != 0 || !doc)
+		return;
+	nl_buf pb;
+	nl_buf_init(&pb, resp->body.cap);
+	if (nl_pb_encode_object(&pb, doc) == 0) {
+		int code = resp->code;
+		mock_response_json(resp, code, pb.data, pb.len);
+		resp->content_type = NL_PB_CONTENT_TYPE;
+	}
+	json_object_put(doc);
+	nl_buf_free(&pb);
+}
+
 void mock_negotiate_finish(const mock_negotiated *neg, const mock_route *rt,
                            const mock_request *req, mock_response *resp)
 {
 	if (rt && rt->res && neg->as != MOCK_AS_NONE && neg->as != MOCK_AS_DISCOVERY &&
 	    resp->code == 200 && strcmp(req->method, "GET") == 0 && !is_watch(req) && !resp->stream)
 		convert(neg, rt, req, resp);
-	/* A watch streams JSON (YAML has no stream serializer). */
-	if (neg->media == MOCK_MEDIA_YAML && !resp->stream &&
-	    strcmp(resp->content_type, "application/json") == 0)
+	/* A watch encodes its own events (YAML has no stream serializer). */
+	if (resp->stream || strcmp(resp->content_type, "application/json") != 0)
+		return;
+	if (neg->media == MOCK_MEDIA_YAML)
 		to_yaml(resp);
+	else if (neg->media == MOCK_MEDIA_PROTOBUF)
+		to_protobuf(resp);
 }

@@ -5,9 +5,12 @@
  * APIGroupDiscoveryList) allowed per endpoint, and the request body's
  * Content-Type checked before the body is read.
  *
- * nodelet-mockapi writes and reads JSON and YAML; protobuf (and CBOR) are
- * not served: a client that accepts only those gets 406, a protobuf body
- * 415, each with the apiserver's Status text listing what is served. */
+ * nodelet-mockapi writes and reads JSON, YAML and, for resource endpoints
+ * of a kind with a wire schema (nodelet/schema.h), Kubernetes protobuf
+ * (docs/protobuf.md). Discovery and the other non-resource paths answer
+ * JSON or YAML. CBOR is not served: a client that accepts only that gets
+ * 406, a CBOR body 415, each with the apiserver's Status text listing what
+ * is served. */
 #ifndef MOCK_NEGOTIATION_H
 #define MOCK_NEGOTIATION_H
 
@@ -52,6 +55,7 @@ const char *mock_accept_param_get(const mock_accept_clause *c, const char *key);
 typedef enum {
 	MOCK_MEDIA_JSON,
 	MOCK_MEDIA_YAML,
+	MOCK_MEDIA_PROTOBUF, /* application/vnd.kubernetes.protobuf */
 } mock_media;
 
 /* A conversion the client asked for with as=…;g=…;v=…. */
@@ -67,6 +71,11 @@ typedef enum {
 #define MOCK_ALLOW_PLAIN 0x1u     /* the object itself, no as= parameter */
 #define MOCK_ALLOW_META 0x2u      /* Table, PartialObjectMetadata[List]: resource endpoints */
 #define MOCK_ALLOW_DISCOVERY 0x4u /* APIGroupDiscoveryList: /api and /apis */
+#define MOCK_ALLOW_PROTOBUF 0x8u  /* protobuf: the endpoint's kind has a wire schema */
+
+/* What a resource endpoint of r allows: the object, Table and
+ * PartialObjectMetadata[List], and protobuf when r's kind has a schema. */
+unsigned mock_negotiate_allow(const mock_resource *r);
 
 typedef struct {
 	mock_media media;
@@ -76,27 +85,32 @@ typedef struct {
 
 /* Pick the response representation for an Accept header (NULL or "" means
  * JSON) on an endpoint allowing `allow`: the first sorted clause whose type
- * matches a served media type (application/json, application/yaml, also via
- * application/\* and \*\/\*) and whose as/g/v parameters name an allowed
- * conversion. Unknown parameters are ignored, as the apiserver does.
+ * matches a served media type (application/json, application/yaml,
+ * application/vnd.kubernetes.protobuf when allowed, also via application/\*
+ * and \*\/\*) and whose as/g/v parameters name an allowed conversion (a
+ * Table is JSON or YAML only). Unknown parameters are ignored, as the apiserver does.
  * 0, or NL_EINVAL when nothing acceptable is served (answer 406 with
  * mock_status_not_acceptable); *out is untouched then. */
 int mock_negotiate_output(mock_negotiated *out, const char *accept, unsigned allow);
 
 /* The body's media type from Content-Type (parameters such as charset
  * ignored, type case-insensitive, as Go's mime.ParseMediaType): NULL or ""
- * is JSON. NL_EINVAL for anything else (answer 415 with
+ * is JSON; protobuf is returned as such, the caller knows whether the
+ * endpoint reads it. NL_EINVAL for anything else (answer 415 with
  * mock_status_unsupported_media_type); *out is untouched then. */
 int mock_negotiate_input(mock_media *out, const char *content_type);
 
 /* 406 NotAcceptable "only the following media types are accepted:
- * application/json, application/yaml" (caller frees). */
+ * application/json, application/yaml, application/vnd.kubernetes.protobuf"
+ * (caller frees). */
 nl_status *mock_status_not_acceptable(void);
 /* 415 UnsupportedMediaType "the body of the request was in an unknown format
- * - accepted media types include: application/json, application/yaml". */
+ * - accepted media types include: application/json, application/yaml,
+ * application/vnd.kubernetes.protobuf". */
 nl_status *mock_status_unsupported_media_type(void);
 
-/* A request body converted from YAML to JSON (see mock_negotiate_request). */
+/* A request body converted from YAML or protobuf to JSON (see
+ * mock_negotiate_request). */
 typedef struct {
 	mock_request req; /* the request to hand to the handlers */
 	char *json;       /* owned converted body, or NULL */
@@ -105,8 +119,11 @@ typedef struct {
 /* The checks a resource handler makes before it reads the body, in the
  * apiserver's order: output negotiation (406), then, for POST and PUT and a
  * DELETE with a body, the body's Content-Type (415; PATCH types belong to the
- * PATCH handler). A YAML body is converted to JSON (a YAML syntax error is
- * the apiserver's 400 "the object provided is unrecognized …"). On success
+ * PATCH handler). A YAML or protobuf body is converted to JSON (a syntax
+ * error is the apiserver's 400 "the object provided is unrecognized …", a
+ * broken object inside a good protobuf envelope its "<Kind> in version …
+ * cannot be handled as a <Kind>: …"). Protobuf bodies are never strictly
+ * decoded upstream; their JSON has no unknown or duplicate fields. On success
  * out->req is the request to dispatch; release with
  * mock_negotiated_request_free. -1 when resp already holds the refusal. */
 int mock_negotiate_request(mock_negotiated *neg, mock_negotiated_request *out, const mock_route *rt,
@@ -115,7 +132,8 @@ void mock_negotiated_request_free(mock_negotiated_request *r);
 
 /* After the handler: turn a JSON answer into the negotiated representation
  * (the Table / PartialObjectMetadata conversions of GET and LIST answers,
- * then YAML when YAML was negotiated). Errors keep their code. */
+ * then YAML or protobuf when negotiated, errors' Status included). Errors
+ * keep their code. A stream is left alone (the watch encodes its events). */
 void mock_negotiate_finish(const mock_negotiated *neg, const mock_route *rt,
                            const mock_request *req, mock_response *resp);
 

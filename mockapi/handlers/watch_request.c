@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,8 +230,10 @@ static int partial_encode(nl_buf *out, const mock_resource *r, const char *type,
 static nl_status *choose_encoder(mock_watch_spec *spec, const mock_request *req)
 {
 	mock_negotiated neg;
-	if (mock_negotiate_output(&neg, req->accept, MOCK_ALLOW_PLAIN | MOCK_ALLOW_META) != 0 ||
-	    neg.as == MOCK_AS_NONE || neg.as == MOCK_AS_DISCOVERY)
+	if (mock_negotiate_output(&neg, req->accept, mock_negotiate_allow(spec->r)) != 0)
+		return NULL;
+	spec->protobuf = neg.media == MOCK_MEDIA_PROTOBUF;
+	if (neg.as == MOCK_AS_NONE || neg.as == MOCK_AS_DISCOVERY)
 		return NULL;
 	if (neg.as == MOCK_AS_TABLE) {
 		mock_include_object include;
@@ -310,7 +313,7 @@ void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *
 		mock_response_status(resp, st);
 	} else {
 		resp->code = 200;
-		resp->content_type = "application/json";
+		resp->content_type = spec.protobuf ? NL_PB_WATCH_CONTENT_TYPE : "application/json";
 		resp->stream = w;
 		resp->stream_free = close_watcher;
 	}

@@ -8,6 +8,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <nodelet/doc.h>
+#include <nodelet/protobuf.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,13 +130,16 @@ static void add_extra_headers(struct MHD_Response *r, const char *lines)
 }
 
 /* A GET's 200 answer with only the standard headers may be a repeat of the
- * worker's last one (reply_cache.h). */
+ * worker's last one (reply_cache.h). The cache keys on the body alone, so
+ * only media types whose bodies cannot be equal share it: JSON never holds
+ * a NUL, protobuf always starts with "k8s\0". */
 static int reply_reusable(const mock_request *req, const mock_response *resp)
 {
 	return resp->code == 200 && !resp->stream && !resp->truncated && resp->body.data &&
 	       !resp->headers[0] && !resp->warning[0] && resp->retry_after <= 0 &&
-	       strcmp(resp->content_type, "application/json") == 0 && req->method &&
-	       strcmp(req->method, "GET") == 0;
+	       (strcmp(resp->content_type, "application/json") == 0 ||
+	        strcmp(resp->content_type, NL_PB_CONTENT_TYPE) == 0) &&
+	       req->method && strcmp(req->method, "GET") == 0;
 }
 
 static enum MHD_Result send_response(struct MHD_Connection *conn, const mock_request *req,

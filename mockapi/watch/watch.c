@@ -453,7 +453,7 @@ static void position(mock_watcher *w, const mock_watch_spec *spec)
 	char req[24];
 	snprintf(req, sizeof(req), "%" PRIu64, spec->rv);
 	nl_status *st = nl_status_expired(req, oldest);
-	if (!st || mock__watch_add_error(&w->out, st) != 0)
+	if (!st || mock__watch_add_error(&w->out, w->enc.protobuf, st) != 0)
 		MOCK_LOG_ERROR("watch: out of memory writing 410 Expired");
 	nl_status_free(st);
 }
@@ -461,7 +461,8 @@ static void position(mock_watcher *w, const mock_watch_spec *spec)
 int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec, nl_buf *initial)
 {
 	mock_watcher *w = calloc(1, sizeof(*w));
-	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, spec->encode_free};
+	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, spec->encode_free,
+	                     spec->protobuf};
 	nl_label_selector *labels = spec->labels;
 	nl_field_selector *fields = spec->fields;
 	spec->labels = NULL;
@@ -509,7 +510,7 @@ int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec
 	w->rv = spec->rv;
 	if (spec->error) {
 		w->state = WATCH_ENDING;
-		if (mock__watch_add_error(&w->out, spec->error) != 0) {
+		if (mock__watch_add_error(&w->out, spec->protobuf, spec->error) != 0) {
 			watcher_free(w);
 			return NL_ENOMEM;
 		}

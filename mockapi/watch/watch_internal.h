@@ -49,6 +49,7 @@ typedef struct {
 	mock_watch_encode_fn fn; /* NULL: the object's JSON as stored */
 	void *payload;
 	void (*free)(void *payload);
+	int protobuf; /* protobuf frames (nl_pb_encode_watch_event), not JSON lines */
 } watch_encoder;
 
 typedef enum {
@@ -116,7 +117,7 @@ const char *mock__watch_classify(const mock_watcher *w, const watch_event *e);
  * out of the ring (too slow) or ran out of memory: the stream must end. */
 int mock__watch_next_line(mock_watcher *w, int64_t now);
 /* Append the ERROR line for st. */
-int mock__watch_add_error(nl_buf *out, const nl_status *st);
+int mock__watch_add_error(nl_buf *out, int protobuf, const nl_status *st);
 /* Free what an event's attrs hold. */
 void mock__watch_attrs_free(watch_attrs *a);
 

@@ -1,8 +1,10 @@
 /* What a watcher sends: which event type a change is for its selection,
  * and the WatchEvent lines ({"type":…,"object":…} and a newline, compact,
- * as kube-apiserver's JSON watch encoder writes them). */
+ * as kube-apiserver's JSON watch encoder writes them; or, for a protobuf
+ * watch, length-prefixed WatchEvent frames, docs/protobuf.md). */
 #include <inttypes.h>
 #include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,29 +147,69 @@ static void truncate_to(nl_buf *b, size_t len)
 	}
 }
 
-/* Append one event line {"type":…,"object":…}\n for an object to out. */
+/* Append one protobuf frame for the object JSON obj of len bytes. */
+static int add_frame(nl_buf *out, const char *type, const char *obj, size_t len)
+{
+	json_object *doc = NULL;
+	enum json_tokener_error jerr;
+	size_t used = 0;
+	nl_buf pb;
+	int rc = mock_parse_body(&doc, obj, len, &jerr, &used);
+	if (rc == 0 && !doc)
+		rc = NL_EPARSE;
+	if (rc != 0)
+		return rc;
+	nl_buf_init(&pb, out->cap);
+	rc = nl_pb_encode_object(&pb, doc);
+	json_object_put(doc);
+	if (rc == 0)
+		rc = nl_pb_encode_watch_event(out, type, pb.data, pb.len);
+	nl_buf_free(&pb);
+	return rc;
+}
+
+/* The object an event carries: the encoder's form of json, or json. */
+static int add_object(nl_buf *out, const watch_encoder *enc, const char *type, const char *json,
+                      size_t len)
+{
+	return enc->fn ? enc->fn(out, enc->r, type, json, len, enc->payload)
+	               : nl_buf_add(out, json, len);
+}
+
+/* Append one event to out: a line {"type":…,"object":…}\n, or a frame. */
 static int add_line(nl_buf *out, const watch_encoder *enc, const char *type, const char *json,
                     size_t len)
 {
 	size_t mark = out->len;
-	int rc = nl_buf_printf(out, "{\"type\":\"%s\",\"object\":", type);
-	if (rc == 0)
-		rc = enc->fn ? enc->fn(out, enc->r, type, json, len, enc->payload)
-		             : nl_buf_add(out, json, len);
-	if (rc == 0)
-		rc = nl_buf_add(out, "}\n", 2);
+	int rc;
+	if (enc->protobuf) {
+		nl_buf obj;
+		nl_buf_init(&obj, out->cap);
+		rc = enc->fn ? add_object(&obj, enc, type, json, len) : 0;
+		if (rc == 0)
+			rc = enc->fn ? add_frame(out, type, obj.data, obj.len)
+			             : add_frame(out, type, json, len);
+		nl_buf_free(&obj);
+	} else {
+		rc = nl_buf_printf(out, "{\"type\":\"%s\",\"object\":", type);
+		if (rc == 0)
+			rc = add_object(out, enc, type, json, len);
+		if (rc == 0)
+			rc = nl_buf_add(out, "}\n", 2);
+	}
 	if (rc != 0)
 		truncate_to(out, mark);
 	return rc;
 }
 
-int mock__watch_add_error(nl_buf *out, const nl_status *st)
+int mock__watch_add_error(nl_buf *out, int protobuf, const nl_status *st)
 {
 	char *text = nl_status_to_string(st);
 	if (!text)
 		return NL_ENOMEM;
 	size_t mark = out->len;
-	int rc = nl_buf_printf(out, "{\"type\":\"ERROR\",\"object\":%s}\n", text);
+	int rc = protobuf ? add_frame(out, "ERROR", text, strlen(text))
+	                  : nl_buf_printf(out, "{\"type\":\"ERROR\",\"object\":%s}\n", text);
 	if (rc != 0)
 		truncate_to(out, mark);
 	free(text);
@@ -205,12 +247,14 @@ static const char *zero_body(mock_kind k)
 static int add_bookmark(nl_buf *out, const watch_encoder *enc, uint64_t rv, int initial_end)
 {
 	/* The cacher's bookmark: an empty object of the kind that carries only
-	 * the resourceVersion (and the end-of-initial-events annotation). */
+	 * the resourceVersion (and the end-of-initial-events annotation). Its
+	 * zero creationTimestamp is written, as encoding/json writes a zero
+	 * metav1.Time: null. */
 	char obj[1024];
 	int n = snprintf(
 	    obj, sizeof(obj),
 	    "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
-	    "\"%" PRIu64 "\"%s}%s}",
+	    "\"%" PRIu64 "\",\"creationTimestamp\":null%s}%s}",
 	    enc->r->kind, enc->r->api_version, rv,
 	    initial_end ? ",\"annotations\":{\"" MOCK_WATCH_INITIAL_EVENTS_END "\":\"true\"}" : "",
 	    zero_body(enc->r->id));
@@ -258,12 +302,12 @@ int mock__watch_next_line(mock_watcher *w, int64_t now)
 int mock_watch_spec_line(nl_buf *out, const mock_watch_spec *spec, const char *type,
                          const char *json, size_t len)
 {
-	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL};
+	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL, spec->protobuf};
 	return add_line(out, &enc, type, json, len);
 }
 
 int mock_watch_spec_bookmark(nl_buf *out, const mock_watch_spec *spec, uint64_t rv, int initial_end)
 {
-	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL};
+	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL, spec->protobuf};
 	return add_bookmark(out, &enc, rv, initial_end);
 }

@@ -1,8 +1,11 @@
 /* Content negotiation: Accept parsing as goautoneg does it (q-values,
  * wildcards, kubectl's exact headers), which representation each endpoint
- * picks, the 406/415 Status bodies, YAML bodies in and out, and the Table
- * conversion as the router applies it. */
+ * picks, the 406/415 Status bodies, YAML and protobuf bodies in and out,
+ * and the Table conversion as the router applies it. */
 #include <string.h>
+
+#include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
 
 #include "../cu_main.h"
 #include "control/fixtures.h"
@@ -87,6 +90,7 @@ static int out(mock_negotiated *n, const char *accept, unsigned allow)
 static void test_negotiation__resource_endpoints(void)
 {
 	const unsigned res = MOCK_ALLOW_PLAIN | MOCK_ALLOW_META;
+	const unsigned pb = res | MOCK_ALLOW_PROTOBUF;
 	mock_negotiated n;
 	CU_ASSERT_EQUAL(out(&n, NULL, res), 0);
 	CU_ASSERT_EQUAL(n.media, MOCK_MEDIA_JSON);
@@ -103,10 +107,32 @@ static void test_negotiation__resource_endpoints(void)
 	CU_ASSERT_EQUAL(
 	    out(&n, "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", res), 0);
 	CU_ASSERT_EQUAL(n.as, MOCK_AS_PARTIAL_LIST);
-	/* kubectl's protobuf-first variant, and wildcards. */
-	CU_ASSERT_EQUAL(out(&n, PROTOBUF ";as=Table;v=v1;g=meta.k8s.io," KUBECTL_GET, res), 0);
+	/* kubectl's protobuf-first variant: a Table has no protobuf form, so
+	 * that clause is skipped even where protobuf is served. */
+	CU_ASSERT_EQUAL(out(&n, PROTOBUF ";as=Table;v=v1;g=meta.k8s.io," KUBECTL_GET, pb), 0);
 	CU_ASSERT_EQUAL(n.as, MOCK_AS_TABLE);
+	CU_ASSERT_EQUAL(n.media, MOCK_MEDIA_JSON);
+	CU_ASSERT_EQUAL(out(&n, PROTOBUF ";as=Table;v=v1;g=meta.k8s.io", pb), NL_EINVAL);
+	/* Protobuf where the kind has a schema; else the next clause. */
 	CU_ASSERT_EQUAL(out(&n, PROTOBUF ", */*", res), 0);
+	CU_ASSERT_EQUAL(n.media, MOCK_MEDIA_JSON);
+	CU_ASSERT_EQUAL(out(&n, PROTOBUF ",application/json", pb), 0);
+	CU_ASSERT_EQUAL(n.media, MOCK_MEDIA_PROTOBUF);
+	CU_ASSERT_EQUAL(n.as, MOCK_AS_NONE);
+	CU_ASSERT_EQUAL(out(&n, PROTOBUF ";q=0.5,application/json", pb), 0);
+	CU_ASSERT_EQUAL(n.media, MOCK_MEDIA_JSON);
+	CU_ASSERT_EQUAL(out(&n, "application/json;q=0.5," PROTOBUF, pb), 0);
+	CU_ASSERT_EQUAL(n.media, MOCK_MEDIA_PROTOBUF);
+	CU_ASSERT_EQUAL(out(&n, PROTOBUF ";stream=watch", pb), 0);
+	CU_ASSERT_EQUAL(n.media, MOCK_MEDIA_PROTOBUF);
+	CU_ASSERT_EQUAL(
+	    out(&n, PROTOBUF ";as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
+	        pb),
+	    0);
+	CU_ASSERT_EQUAL(n.media, MOCK_MEDIA_PROTOBUF);
+	CU_ASSERT_EQUAL(n.as, MOCK_AS_PARTIAL_LIST);
+	/* Wildcards pick the first served type, JSON. */
+	CU_ASSERT_EQUAL(out(&n, "*/*", pb), 0);
 	CU_ASSERT_EQUAL(n.media, MOCK_MEDIA_JSON);
 	CU_ASSERT_EQUAL(out(&n, "application/*", res), 0);
 	CU_ASSERT_EQUAL(n.media, MOCK_MEDIA_JSON);
@@ -123,7 +149,7 @@ static void test_negotiation__resource_endpoints(void)
 	CU_ASSERT_EQUAL(out(&n, "application/json;stream=watch", res), 0);
 	CU_ASSERT_NOT_EQUAL(out(&n, "application/yaml;stream=watch", res), 0);
 
-	/* Nothing acceptable: protobuf only, other types, Table without a
+	/* Nothing acceptable: protobuf only without a schema, other types, Table without a
 	 * group, case differences (goautoneg compares exactly). *out untouched. */
 	CU_ASSERT_EQUAL(out(&n, PROTOBUF, res), NL_EINVAL);
 	CU_ASSERT_EQUAL((int)n.as, -1);
@@ -166,8 +192,10 @@ static void test_negotiation__request_body_types(void)
 	CU_ASSERT_EQUAL(mock_negotiate_input(&m, "Application/JSON; charset=utf-8"), 0);
 	CU_ASSERT_EQUAL(m, MOCK_MEDIA_JSON);
 	CU_ASSERT_EQUAL(mock_negotiate_input(&m, "application/json;"), 0);
+	CU_ASSERT_EQUAL(mock_negotiate_input(&m, PROTOBUF), 0);
+	CU_ASSERT_EQUAL(m, MOCK_MEDIA_PROTOBUF);
 	m = MOCK_MEDIA_YAML;
-	CU_ASSERT_EQUAL(mock_negotiate_input(&m, PROTOBUF), NL_EINVAL);
+	CU_ASSERT_EQUAL(mock_negotiate_input(&m, "application/cbor"), NL_EINVAL);
 	CU_ASSERT_EQUAL(mock_negotiate_input(&m, "text/plain"), NL_EINVAL);
 	CU_ASSERT_EQUAL(mock_negotiate_input(&m, "application/json; charset"), NL_EINVAL);
 	CU_ASSERT_EQUAL(mock_negotiate_input(&m, "application/merge-patch+json"), NL_EINVAL);
@@ -181,7 +209,8 @@ static void test_negotiation__status_texts(void)
 	NL_ASSERT_JSON_EQ(o,
 	                  "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
 	                  "\"Failure\",\"message\":\"only the following media types are "
-	                  "accepted: application/json, application/yaml\",\"reason\":"
+	                  "accepted: application/json, application/yaml, "
+	                  "application/vnd.kubernetes.protobuf\",\"reason\":"
 	                  "\"NotAcceptable\",\"code\":406}");
 	json_object_put(o);
 	nl_status_free(st);
@@ -191,7 +220,8 @@ static void test_negotiation__status_texts(void)
 	                  "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":"
 	                  "\"Failure\",\"message\":\"the body of the request was in an unknown "
 	                  "format - accepted media types include: application/json, "
-	                  "application/yaml\",\"reason\":\"UnsupportedMediaType\",\"code\":415}");
+	                  "application/yaml, application/vnd.kubernetes.protobuf\",\"reason\":"
+	                  "\"UnsupportedMediaType\",\"code\":415}");
 	json_object_put(o);
 	nl_status_free(st);
 }
@@ -225,16 +255,26 @@ typedef struct {
 	const char *query_value;
 } extra;
 
+/* Handle one request with a body of len bytes; the caller frees resp. */
+static void call_n(mock_response *resp, const char *method, const char *path, const char *body,
+                   size_t len, const extra *x);
+
 /* Handle one request; the caller frees resp. */
 static void call(mock_response *resp, const char *method, const char *path, const char *body,
                  const extra *x)
+{
+	call_n(resp, method, path, body, body ? strlen(body) : 0, x);
+}
+
+static void call_n(mock_response *resp, const char *method, const char *path, const char *body,
+                   size_t len, const extra *x)
 {
 	mock_request req;
 	memset(&req, 0, sizeof(req));
 	req.method = method;
 	req.path = path;
 	req.body = body;
-	req.body_len = body ? strlen(body) : 0;
+	req.body_len = len;
 	req.accept = x ? x->accept : NULL;
 	req.content_type = x ? x->content_type : NULL;
 	if (x && x->query_key) {
@@ -254,37 +294,216 @@ static void assert_reason(mock_response *resp, int code, const char *reason)
 	json_object_put(o);
 }
 
-static void test_negotiation__router_refuses_protobuf(void)
+/* A protobuf answer's object as JSON (new reference), NULL if it is not one. */
+static json_object *pb_answer(const mock_response *r)
+{
+	json_object *o = NULL;
+	nl_err err = {0};
+	if (strcmp(r->content_type, NL_PB_CONTENT_TYPE) != 0 ||
+	    nl_pb_decode_object(&o, NULL, r->body.data, r->body.len, &err) != 0)
+		return NULL;
+	return o;
+}
+
+/* obj (JSON text) as an enveloped protobuf object into b. */
+static void pb_body(nl_buf *b, const char *json)
+{
+	json_object *o = json_tokener_parse(json);
+	nl_buf_init(b, 1 << 20);
+	CU_ASSERT_EQUAL_FATAL(nl_pb_encode_object(b, o), 0);
+	json_object_put(o);
+}
+
+static void assert_pb_status(const mock_response *r, int code, const char *reason,
+                             const char *message)
+{
+	CU_ASSERT_EQUAL(r->code, code);
+	json_object *st = pb_answer(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(st, "kind"), "Status");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(st, "reason"), reason);
+	CU_ASSERT_EQUAL(json_object_get_int(json_object_object_get(st, "code")), code);
+	if (message)
+		CU_ASSERT_STRING_EQUAL(nl_json_get_string(st, "message"), message);
+	json_object_put(st);
+}
+
+static void test_negotiation__router_answers_protobuf(void)
 {
 	mock_response r;
-	extra pb_out = {PROTOBUF, NULL, NULL, NULL};
-	call(&r, "GET", "/api/v1/namespaces/default/configmaps", NULL, &pb_out);
+	extra pb_out = {PROTOBUF ",application/json", NULL, NULL, NULL};
+	call(&r, "GET", "/api/v1/namespaces", NULL, &pb_out);
+	CU_ASSERT_EQUAL(r.code, 200);
+	json_object *list = pb_answer(&r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(list);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(list, "kind"), "NamespaceList");
+	CU_ASSERT_EQUAL(json_object_array_length(json_object_object_get(list, "items")), 4);
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_get_string(json_object_array_get_idx(json_object_object_get(list, "items"), 0),
+	                       "metadata.name"),
+	    "default");
+	json_object_put(list);
+	mock_response_free(&r);
+	/* Errors are protobuf Statuses with their details. */
+	call(&r, "GET", "/api/v1/namespaces/default/configmaps/missing", NULL, &pb_out);
+	assert_pb_status(&r, 404, "NotFound", "configmaps \"missing\" not found");
+	mock_response_free(&r);
+	/* A Table cannot be protobuf: 406, itself JSON. */
+	extra table = {PROTOBUF ";as=Table;v=v1;g=meta.k8s.io", NULL, NULL, NULL};
+	call(&r, "GET", "/api/v1/namespaces", NULL, &table);
 	assert_reason(&r, 406, "NotAcceptable");
 	CU_ASSERT_STRING_EQUAL(r.content_type, "application/json");
 	mock_response_free(&r);
-	/* Negotiation comes before the lookup, as in the apiserver. */
-	call(&r, "GET", "/api/v1/namespaces/default/configmaps/missing", NULL, &pb_out);
+	/* Metadata-only lists are served in protobuf. */
+	extra partial = {PROTOBUF ";as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", NULL, NULL,
+	                 NULL};
+	call(&r, "GET", "/api/v1/namespaces", NULL, &partial);
+	list = pb_answer(&r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(list);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(list, "kind"), "PartialObjectMetadataList");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(list, "apiVersion"), "meta.k8s.io/v1");
+	json_object_put(list);
+	mock_response_free(&r);
+	/* Discovery stays JSON: protobuf alone is 406, with JSON listed 200. */
+	extra only = {PROTOBUF, NULL, NULL, NULL};
+	call(&r, "GET", "/api/v1", NULL, &only);
 	CU_ASSERT_EQUAL(r.code, 406);
 	mock_response_free(&r);
+	call(&r, "GET", "/api/v1", NULL, &pb_out);
+	CU_ASSERT_EQUAL(r.code, 200);
+	CU_ASSERT_STRING_EQUAL(r.content_type, "application/json");
+	mock_response_free(&r);
+}
 
-	extra pb_in = {NULL, PROTOBUF, NULL, NULL};
-	call(&r, "POST", "/api/v1/namespaces/default/configmaps", "\x0a\x02k8s", &pb_in);
-	assert_reason(&r, 415, "UnsupportedMediaType");
+static void test_negotiation__router_reads_protobuf(void)
+{
+	mock_response r;
+	nl_buf b;
+	extra pb = {PROTOBUF ",application/json", PROTOBUF, NULL, NULL};
+	pb_body(&b, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"pb\"},"
+	            "\"data\":{\"k\":\"v\"},\"binaryData\":{\"b\":\"AP8=\"}}");
+	call_n(&r, "POST", "/api/v1/namespaces/default/configmaps", b.data, b.len, &pb);
+	CU_ASSERT_EQUAL(r.code, 201);
+	json_object *cm = pb_answer(&r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cm);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(cm, "data.k"), "v");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(cm, "binaryData.b"), "AP8=");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(cm, "metadata.namespace"), "default");
+	CU_ASSERT_PTR_NOT_NULL(nl_json_get_string(cm, "metadata.uid"));
+	json_object_put(cm);
 	mock_response_free(&r);
-	call(&r, "PUT", "/api/v1/namespaces/default/configmaps/x", "{}", &pb_in);
-	CU_ASSERT_EQUAL(r.code, 415);
+	/* The same again: 409 with the apiserver's text, in protobuf. */
+	call_n(&r, "POST", "/api/v1/namespaces/default/configmaps", b.data, b.len, &pb);
+	assert_pb_status(&r, 409, "AlreadyExists", "configmaps \"pb\" already exists");
 	mock_response_free(&r);
-	/* 406 is checked before 415. */
-	extra both = {PROTOBUF, PROTOBUF, NULL, NULL};
+	nl_buf_free(&b);
+	/* An update with a stale resourceVersion: the conflict text. */
+	pb_body(&b, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"pb\","
+	            "\"resourceVersion\":\"1\"},\"data\":{\"k\":\"w\"}}");
+	call_n(&r, "PUT", "/api/v1/namespaces/default/configmaps/pb", b.data, b.len, &pb);
+	assert_pb_status(&r, 409, "Conflict",
+	                 "Operation cannot be fulfilled on configmaps \"pb\": the object has been "
+	                 "modified; please apply your changes to the latest version and try again");
+	mock_response_free(&r);
+	nl_buf_free(&b);
+	/* An envelope without a type is the endpoint's kind (gvkWithDefaults). */
+	pb_body(&b,
+	        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"bare\"}}");
+	CU_ASSERT_EQUAL_FATAL(memcmp(b.data + 4,
+	                             "\x0a\x0f\x0a\x02v1\x12\x09"
+	                             "ConfigMap",
+	                             17),
+	                      0);
+	char bare[256];
+	CU_ASSERT_FATAL(b.len - 15 < sizeof(bare));
+	memcpy(bare, b.data, 4);
+	memcpy(bare + 4, "\x0a\x00", 2);
+	memcpy(bare + 6, b.data + 21, b.len - 21);
+	call_n(&r, "POST", "/api/v1/namespaces/default/configmaps", bare, b.len - 15, &pb);
+	CU_ASSERT_EQUAL(r.code, 201);
+	mock_response_free(&r);
+	nl_buf_free(&b);
+	/* DeleteOptions in protobuf. */
+	pb_body(&b, "{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\",\"preconditions\":{\"uid\":"
+	            "\"nope\"}}");
+	call_n(&r, "DELETE", "/api/v1/namespaces/default/configmaps/pb", b.data, b.len, &pb);
+	CU_ASSERT_EQUAL(r.code, 409);
+	json_object *st = pb_answer(&r);
+	CU_ASSERT_PTR_NOT_NULL(strstr(nl_json_get_string(st, "message"),
+	                              "the UID in the precondition (nope) does not match"));
+	json_object_put(st);
+	mock_response_free(&r);
+	nl_buf_free(&b);
+}
+
+static void test_negotiation__router_refuses_bad_protobuf(void)
+{
+	mock_response r;
+	nl_buf b;
+	extra pb = {NULL, PROTOBUF, NULL, NULL};
+	/* No magic: the hex summary of the first 30 bytes. */
+	call(&r, "POST", "/api/v1/namespaces/default/configmaps", "\x0a\x02k8s", &pb);
+	assert_reason(&r, 400, "BadRequest");
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(r.body.data, "the object provided is unrecognized (must be of type ConfigMap): "
+	                        "provided data does not appear to be a protobuf message, expected "
+	                        "prefix [107 56 115 0] (0a026b3873)"));
+	mock_response_free(&r);
+	/* JSON sent as protobuf: the summary is its text. */
+	call(&r, "POST", "/api/v1/namespaces/default/configmaps",
+	     "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"}", &pb);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(r.body.data,
+	           "expected prefix [107 56 115 0] ({\\\"apiVersion\\\":\\\"v1\\\",\\\"kind\\\":"
+	           "\\\"Con ...)"));
+	mock_response_free(&r);
+	call(&r, "POST", "/api/v1/namespaces/default/configmaps", NULL, &pb);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(r.body.data, "(must be of type ConfigMap): empty data (<empty>)"));
+	mock_response_free(&r);
+	/* A good envelope around a broken object names the kind. */
+	pb_body(&b,
+	        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"cut\"}}");
+	call_n(&r, "POST", "/api/v1/namespaces/default/configmaps", b.data, b.len - 3, &pb);
+	assert_reason(&r, 400, "BadRequest");
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.body.data, "\"message\":\"the object provided is "
+	                                           "unrecognized (must be of type ConfigMap): "
+	                                           "unexpected EOF (6b387300"));
+	mock_response_free(&r);
+	nl_buf_free(&b);
+	/* raw's metadata claims 5 bytes it does not have. */
+	static const char cut[] = "k8s\0\x0a\x0f\x0a\x02v1\x12\x09"
+	                          "ConfigMap\x12\x02\x0a\x05\x1a\x00\x22\x00";
+	call_n(&r, "POST", "/api/v1/namespaces/default/configmaps", cut, sizeof(cut) - 1, &pb);
+	assert_reason(&r, 400, "BadRequest");
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.body.data, "\"message\":\"ConfigMap in version \\\"v1\\\" "
+	                                           "cannot be handled as a ConfigMap: unexpected "
+	                                           "EOF\""));
+	mock_response_free(&r);
+	/* A kind the scheme does not know. */
+	static const char foo[] = "k8s\0\x0a\x09\x0a\x02v1\x12\x03"
+	                          "Foo\x12\x00";
+	call_n(&r, "POST", "/api/v1/namespaces/default/configmaps", foo, sizeof(foo) - 1, &pb);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.body.data,
+	                              "Foo in version \\\"v1\\\" cannot be handled as a "
+	                              "ConfigMap: no kind \\\"Foo\\\" is registered for "
+	                              "version \\\"v1\\\""));
+	mock_response_free(&r);
+	/* Nothing was stored by any of these. */
+	call(&r, "GET", "/api/v1/namespaces/default/configmaps/cut", NULL, NULL);
+	CU_ASSERT_EQUAL(r.code, 404);
+	mock_response_free(&r);
+	/* 406 is checked before 415; PATCH never takes protobuf. */
+	extra both = {"application/cbor", "application/cbor", NULL, NULL};
 	call(&r, "POST", "/api/v1/namespaces/default/configmaps", "{}", &both);
 	CU_ASSERT_EQUAL(r.code, 406);
 	mock_response_free(&r);
-	/* Discovery documents negotiate too; /version and health do not. */
-	call(&r, "GET", "/api/v1", NULL, &pb_out);
-	CU_ASSERT_EQUAL(r.code, 406);
+	extra cbor = {NULL, "application/cbor", NULL, NULL};
+	call(&r, "PUT", "/api/v1/namespaces/default/configmaps/x", "{}", &cbor);
+	assert_reason(&r, 415, "UnsupportedMediaType");
 	mock_response_free(&r);
-	call(&r, "GET", "/version", NULL, &pb_out);
-	CU_ASSERT_EQUAL(r.code, 200);
+	call(&r, "PATCH", "/api/v1/namespaces/default/configmaps/x", "{}", &pb);
+	CU_ASSERT_EQUAL(r.code, 415);
 	mock_response_free(&r);
 }
 
@@ -303,6 +522,9 @@ static void test_negotiation__router_accepts_yaml_bodies(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.body.data, "the object provided is unrecognized (must be "
 	                                           "of type ConfigMap): error converting YAML to "
 	                                           "JSON: yaml: line"));
+	/* summarizeData: a body that is not JSON is summarized in hex. */
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(r.body.data, " (6d657461646174613a205b756e636c6f7365640a)\""));
 	mock_response_free(&r);
 	/* YAML scalars resolve as sigs.k8s.io/yaml does: yes is a bool. */
 	call(&r, "POST", "/api/v1/namespaces/default/configmaps",
@@ -389,7 +611,9 @@ static CU_TestInfo tests[] = {
 };
 
 static CU_TestInfo router_tests[] = {
-    {"router_refuses_protobuf", test_negotiation__router_refuses_protobuf},
+    {"router_answers_protobuf", test_negotiation__router_answers_protobuf},
+    {"router_reads_protobuf", test_negotiation__router_reads_protobuf},
+    {"router_refuses_bad_protobuf", test_negotiation__router_refuses_bad_protobuf},
     {"router_accepts_yaml_bodies", test_negotiation__router_accepts_yaml_bodies},
     {"router_answers_yaml", test_negotiation__router_answers_yaml},
     {"router_prints_tables", test_negotiation__router_prints_tables},

@@ -2,9 +2,11 @@
  * of store changes (kube-apiserver's watch cache semantics: order,
  * resumption, 410 for history it no longer has, selectors that objects
  * enter and leave), bookmarks and timeouts, parking and waking, and the
- * request handler's validation. Connections are fakes that count park and
+ * request handler's validation and framing (JSON lines, protobuf frames).
+ * Connections are fakes that count park and
  * wake calls. */
 #include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -353,7 +355,7 @@ static void test_watch__bookmark_carries_current_rv(void)
 	char want[256];
 	snprintf(want, sizeof(want),
 	         "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
-	         "\"metadata\":{\"resourceVersion\":\"%llu\"}}}",
+	         "\"metadata\":{\"resourceVersion\":\"%llu\",\"creationTimestamp\":null}}}",
 	         (unsigned long long)mock_store_rv(store));
 	CU_ASSERT_STRING_EQUAL(ev[1].line, want);
 	/* Not again before the interval. */
@@ -390,7 +392,8 @@ static void test_watch__bookmark_shape_per_kind(void)
 	snprintf(want, sizeof(want),
 	         "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Lease\",\"apiVersion\":"
 	         "\"coordination.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"%llu\","
-	         "\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}},\"spec\":{}}}\n",
+	         "\"creationTimestamp\":null,\"annotations\":{\"k8s.io/"
+	         "initial-events-end\":\"true\"}},\"spec\":{}}}\n",
 	         (unsigned long long)mock_store_rv(store));
 	CU_ASSERT_STRING_EQUAL(text, want);
 	free(text);
@@ -534,6 +537,128 @@ static void get(mock_response *resp, mock_api *api, const char *path, char *quer
 	mock_api_handle(api, &req, resp);
 }
 
+/* The frames of a protobuf stream as JSON events {"type":…,"object":…}
+ * (new references in out); returns the count, *end as drain's. */
+static size_t pb_events(json_object **out, size_t max, mock_watcher *w, ssize_t *end)
+{
+	nl_buf b;
+	char chunk[4096];
+	ssize_t n;
+	size_t count = 0;
+	nl_buf_init(&b, 0);
+	/* Small reads: frames cross read boundaries. */
+	while ((n = mock_watch_read(w, chunk, 7)) > 0)
+		nl_buf_add(&b, chunk, (size_t)n);
+	*end = n;
+	const unsigned char *p = (const unsigned char *)b.data, *e = p + b.len;
+	while (p && p + 4 <= e && count < max) {
+		size_t len = (size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
+		CU_ASSERT_FATAL(p + 4 + len <= e);
+		char type[16];
+		json_object *obj = NULL;
+		nl_err err = {0};
+		CU_ASSERT_EQUAL_FATAL(
+		    nl_pb_decode_watch_event(type, sizeof(type), &obj, p + 4, len, &err), 0);
+		out[count] = json_object_new_object();
+		json_object_object_add(out[count], "type", json_object_new_string(type));
+		json_object_object_add(out[count], "object", obj);
+		count++;
+		p += 4 + len;
+	}
+	CU_ASSERT_PTR_EQUAL(p, e);
+	nl_buf_free(&b);
+	return count;
+}
+
+static void get_accept(mock_response *resp, mock_api *api, const char *path, const char *query,
+                       const char *accept)
+{
+	mock_request req;
+	char q[256];
+	snprintf(q, sizeof(q), "%s", query);
+	memset(&req, 0, sizeof(req));
+	req.method = "GET";
+	req.path = path;
+	req.accept = accept;
+	for (char *save = NULL, *kv = strtok_r(q, "&", &save); kv && req.nquery < MOCK_MAX_QUERY;
+	     kv = strtok_r(NULL, "&", &save)) {
+		char *eq = strchr(kv, '=');
+		if (eq)
+			*eq = '\0';
+		req.query[req.nquery].key = kv;
+		req.query[req.nquery].value = eq ? eq + 1 : NULL;
+		req.nquery++;
+	}
+	mock_response_init(resp);
+	mock_api_handle(api, &req, resp);
+}
+
+/* A protobuf watch carries the same events as a JSON one, frame by frame:
+ * initial ADDED, the end-of-initial-events BOOKMARK, MODIFIED, DELETED; a
+ * too-old resourceVersion is one ERROR frame with the 410 Status. */
+static void test_watch__handler_protobuf_frames_equal_json_lines(void)
+{
+	env_start(100, 60000);
+	mock_api api = api_of();
+	put_cm("a", "x", "{\"app\":\"web\"}", "1", MOCK_WRITE_CREATE);
+	const char *q = "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&"
+	                "allowWatchBookmarks=true&resourceVersion=";
+	mock_response pj, pp;
+	get_accept(&pj, &api, "/api/v1/namespaces/a/configmaps", q, "application/json");
+	get_accept(&pp, &api, "/api/v1/namespaces/a/configmaps", q,
+	           "application/vnd.kubernetes.protobuf,application/json");
+	CU_ASSERT_EQUAL_FATAL(pp.code, 200);
+	CU_ASSERT_STRING_EQUAL(pp.content_type, NL_PB_WATCH_CONTENT_TYPE);
+	CU_ASSERT_STRING_EQUAL(pj.content_type, "application/json");
+	put_cm("a", "x", "{\"app\":\"web\"}", "2", MOCK_WRITE_UPDATE);
+	del_cm("a", "x");
+	event ev[8];
+	json_object *pe[8];
+	ssize_t end;
+	size_t nj = read_events(pj.stream, ev, 8, &end);
+	size_t np = pb_events(pe, 8, pp.stream, &end);
+	CU_ASSERT_EQUAL(end, 0);
+	CU_ASSERT_EQUAL_FATAL(nj, 4);
+	CU_ASSERT_EQUAL_FATAL(np, nj);
+	static const char *const types[] = {"ADDED", "BOOKMARK", "MODIFIED", "DELETED"};
+	for (size_t i = 0; i < np; i++) {
+		json_object *want = json_tokener_parse(ev[i].line);
+		CU_ASSERT_STRING_EQUAL(nl_json_get_string(pe[i], "type"), types[i]);
+		if (!json_object_equal(want, pe[i]))
+			fprintf(stderr, "\nJSON %s\nPB   %s\n", ev[i].line,
+			        json_object_to_json_string(pe[i]));
+		CU_ASSERT_TRUE(json_object_equal(want, pe[i]));
+		json_object_put(want);
+		json_object_put(pe[i]);
+	}
+	mock_response_free(&pj);
+	mock_response_free(&pp);
+
+	env_stop();
+	env_start(2, 60000);
+	api = api_of();
+	for (int i = 0; i < 5; i++)
+		put_cm("a", "x", NULL, i ? "u" : "c", i ? MOCK_WRITE_UPDATE : MOCK_WRITE_CREATE);
+	get_accept(&pp, &api, "/api/v1/namespaces/a/configmaps", "watch=1&resourceVersion=1",
+	           "application/vnd.kubernetes.protobuf");
+	CU_ASSERT_EQUAL_FATAL(pp.code, 200);
+	CU_ASSERT_EQUAL_FATAL(pb_events(pe, 8, pp.stream, &end), 1);
+	CU_ASSERT_EQUAL(end, MOCK_WATCH_END);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(pe[0], "type"), "ERROR");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(pe[0], "object.kind"), "Status");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(pe[0], "object.reason"), "Expired");
+	CU_ASSERT_EQUAL(json_object_get_int(nl_json_get_path(pe[0], "object.code")), 410);
+	json_object_put(pe[0]);
+	mock_response_free(&pp);
+	/* A Table cannot be protobuf: the next clause, JSON lines. */
+	get_accept(&pp, &api, "/api/v1/namespaces/a/configmaps", "watch=1",
+	           "application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1,"
+	           "application/json;as=Table;g=meta.k8s.io;v=v1");
+	CU_ASSERT_STRING_EQUAL(pp.content_type, "application/json");
+	mock_response_free(&pp);
+	env_stop();
+}
+
 static void test_watch__handler_initial_added_then_live(void)
 {
 	env_start(100, 60000);
@@ -581,7 +706,8 @@ static void test_watch__handler_send_initial_events_end_bookmark(void)
 	char want[256];
 	snprintf(want, sizeof(want),
 	         "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
-	         "\"metadata\":{\"resourceVersion\":\"%llu\",\"annotations\":{\"k8s.io/"
+	         "\"metadata\":{\"resourceVersion\":\"%llu\",\"creationTimestamp\":null,"
+	         "\"annotations\":{\"k8s.io/"
 	         "initial-events-end\":\"true\"}}}}",
 	         (unsigned long long)at);
 	CU_ASSERT_STRING_EQUAL(ev[1].line, want);
@@ -789,6 +915,8 @@ static CU_TestInfo tests[] = {
     {"parked_watcher_woken_for_timeout_and_bookmark",
      test_watch__parked_watcher_woken_for_timeout_and_bookmark},
     {"handler_initial_added_then_live", test_watch__handler_initial_added_then_live},
+    {"handler_protobuf_frames_equal_json_lines",
+     test_watch__handler_protobuf_frames_equal_json_lines},
     {"handler_send_initial_events_end_bookmark",
      test_watch__handler_send_initial_events_end_bookmark},
     {"handler_table_events_for_kubectl", test_watch__handler_table_events_for_kubectl},

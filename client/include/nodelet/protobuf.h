@@ -77,6 +77,12 @@ int nl_pb_decode_message(json_object **out, const void *data, size_t len, const 
 int nl_pb_decode_object(json_object **out, nl_pb_type *type, const void *data, size_t len,
                         nl_err *err);
 
+/* nl_pb_decode_object for a body meant to be of a known type, as a server
+ * decodes it: an envelope with an empty kind or apiVersion takes it from
+ * defaults (NULL: none), as the serializer's gvkWithDefaults does. */
+int nl_pb_decode_object_as(json_object **out, nl_pb_type *type, const void *data, size_t len,
+                           const nl_pb_type *defaults, nl_err *err);
+
 /* Decode one watch frame's payload (after the length prefix): the event
  * type into type (cut to size-1) and the object into *obj. */
 int nl_pb_decode_watch_event(char *type, size_t size, json_object **obj, const void *data,
