@@ -2,6 +2,7 @@
  * Content-Type), run it blocking or on the loop, decode the answer. */
 #include <nodelet/api.h>
 #include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,30 @@ static int body_json(op *o, json_object *obj)
 	return 0;
 }
 
+/* A POST or PUT body (DeleteOptions too) in the client's wire format, as
+ * client-go's Body(obj) encodes with the client's serializer. A kind
+ * without a protobuf schema (nl_schema_for_kind) goes as JSON: client-go's
+ * dynamic client does the same for what has no protobuf form. */
+static int body_object(op *o, nl_client *c, json_object *obj)
+{
+	if (nl_client_content_type(c) != NL_CONTENT_PROTOBUF)
+		return body_json(o, obj);
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	int rc = nl_pb_encode_object(&b, obj);
+	if (rc == NL_EUNSUPPORTED) {
+		nl_buf_free(&b);
+		return body_json(o, obj);
+	}
+	if (rc == 0) {
+		o->body = nl_buf_detach(&b, &o->body_len);
+		rc = o->body ? 0 : NL_ENOMEM;
+		o->content_type = NL_PB_CONTENT_TYPE;
+	}
+	nl_buf_free(&b);
+	return rc;
+}
+
 static int list_query(op *o, const nl_list_options *lo)
 {
 	int rc = 0;
@@ -175,7 +200,7 @@ static int write_query(op *o, const nl_write_options *wo)
 }
 
 /* DeleteOptions as kubectl sends it, or no body when nothing is set. */
-static int delete_body(op *o, const nl_delete_options *d)
+static int delete_body(op *o, nl_client *c, const nl_delete_options *d)
 {
 	if (!d || (!d->precondition_uid && !d->precondition_resource_version &&
 	           !d->propagation_policy && d->grace_period_seconds < 0 && !d->dry_run))
@@ -207,7 +232,7 @@ static int delete_body(op *o, const nl_delete_options *d)
 		json_object_array_add(a, json_object_new_string("All"));
 		json_object_object_add(b, "dryRun", a);
 	}
-	int rc = body_json(o, b);
+	int rc = body_object(o, c, b);
 	json_object_put(b);
 	return rc;
 }
@@ -224,8 +249,21 @@ static void op_request(nl_request *r, const op *o)
 
 /* ---- running it ----------------------------------------------------------------- */
 
-static int decode(json_object **out, const char *body, size_t len, nl_result *res)
+/* The answer by its Content-Type: protobuf into the JSON tree the same
+ * object has in JSON (nl_pb_decode_object), anything else as JSON. */
+static int decode(json_object **out, const char *content_type, const char *body, size_t len,
+                  nl_result *res)
 {
+	if (nl__is_protobuf(content_type)) {
+		nl_err err = {0};
+		json_object *obj = NULL;
+		int rc = nl_pb_decode_object(&obj, NULL, body, len, &err);
+		if (rc != 0)
+			return nl__result_fail(res, rc == NL_ENOMEM ? NL_ENOMEM : NL_EPARSE,
+			                       "decoding the server's answer: %s", err.msg);
+		*out = obj;
+		return 0;
+	}
 	json_tokener *tok = json_tokener_new();
 	if (!tok)
 		return nl__result_fail(res, NL_ENOMEM, "out of memory");
@@ -258,7 +296,7 @@ static int run(json_object **out, nl_client *c, op *o, int rc, nl_result *res)
 	rc = nl_client_do(&resp, c, &req, r);
 	if (rc == 0 && out) {
 		json_object *obj = NULL;
-		rc = decode(&obj, resp.body, resp.body_len, r);
+		rc = decode(&obj, resp.content_type, resp.body, resp.body_len, r);
 		if (rc == 0)
 			*out = obj;
 	}
@@ -293,7 +331,7 @@ int nl_api_create(json_object **out, nl_client *c, const char *path, json_object
 	op o;
 	int rc = op_init(&o, "POST", path);
 	if (!rc)
-		rc = obj ? body_json(&o, obj) : NL_EINVAL;
+		rc = obj ? body_object(&o, c, obj) : NL_EINVAL;
 	if (!rc)
 		rc = write_query(&o, wo);
 	return run(out, c, &o, rc, res);
@@ -305,7 +343,7 @@ int nl_api_update(json_object **out, nl_client *c, const char *path, json_object
 	op o;
 	int rc = op_init(&o, "PUT", path);
 	if (!rc)
-		rc = obj ? body_json(&o, obj) : NL_EINVAL;
+		rc = obj ? body_object(&o, c, obj) : NL_EINVAL;
 	if (!rc)
 		rc = write_query(&o, wo);
 	return run(out, c, &o, rc, res);
@@ -343,7 +381,7 @@ int nl_api_delete(json_object **out, nl_client *c, const char *path, const nl_de
 	op o;
 	int rc = op_init(&o, "DELETE", path);
 	if (!rc)
-		rc = delete_body(&o, d);
+		rc = delete_body(&o, c, d);
 	return run(out, c, &o, rc, res);
 }
 
@@ -433,7 +471,8 @@ static void async_done(nl_response *resp, const nl_result *res, void *payload)
 	json_object *obj = NULL;
 	mine.http_status = res->http_status;
 	mine.attempts = res->attempts;
-	if (decode(&obj, resp ? resp->body : "", resp ? resp->body_len : 0, &mine) == 0) {
+	if (decode(&obj, resp ? resp->content_type : "", resp ? resp->body : "",
+	           resp ? resp->body_len : 0, &mine) == 0) {
 		ctx->cb(obj, res, ctx->payload);
 		json_object_put(obj);
 	} else {
@@ -485,7 +524,7 @@ int nl_api_create_async(nl_call **out, nl_client *c, const char *path, json_obje
 	op o;
 	int rc = op_init(&o, "POST", path);
 	if (!rc)
-		rc = obj ? body_json(&o, obj) : NL_EINVAL;
+		rc = obj ? body_object(&o, c, obj) : NL_EINVAL;
 	if (!rc)
 		rc = write_query(&o, wo);
 	return send_op(out, c, &o, rc, cb, payload);
@@ -497,7 +536,7 @@ int nl_api_update_async(nl_call **out, nl_client *c, const char *path, json_obje
 	op o;
 	int rc = op_init(&o, "PUT", path);
 	if (!rc)
-		rc = obj ? body_json(&o, obj) : NL_EINVAL;
+		rc = obj ? body_object(&o, c, obj) : NL_EINVAL;
 	if (!rc)
 		rc = write_query(&o, wo);
 	return send_op(out, c, &o, rc, cb, payload);
@@ -518,6 +557,6 @@ int nl_api_delete_async(nl_call **out, nl_client *c, const char *path, const nl_
 	op o;
 	int rc = op_init(&o, "DELETE", path);
 	if (!rc)
-		rc = delete_body(&o, d);
+		rc = delete_body(&o, c, d);
 	return send_op(out, c, &o, rc, cb, payload);
 }

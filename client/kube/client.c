@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include <nodelet/protobuf.h>
+
 #include "config.h"
 #include "kube.h"
 
@@ -221,13 +223,18 @@ int nl_client_new(nl_client **out, const nl_rest_config *cfg, const nl_client_op
 		return nl_err_set(err, NL_EINVAL, "no configuration");
 	if ((rc = check_config(cfg, err)) != 0)
 		return rc;
+	if (o && !nl_content_type_name(o->content_type))
+		return nl_err_set(err, NL_EINVAL, "unknown content type %d", (int)o->content_type);
 	nl_client *c = calloc(1, sizeof(*c));
 	if (!c)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	for (int i = 0; i < NL__POOLS; i++)
 		nl__easy_pool_init(&c->pools[i]);
-	snprintf(c->hdr_accept, sizeof(c->hdr_accept), "Accept: application/json");
+	snprintf(c->hdr_accept, sizeof(c->hdr_accept), "Accept: %s",
+	         o && o->content_type == NL_CONTENT_PROTOBUF ? NL_ACCEPT_PROTOBUF
+	                                                     : NL_CONTENT_TYPE_JSON);
 	snprintf(c->hdr_ctype, sizeof(c->hdr_ctype), "Content-Type: application/json");
+	snprintf(c->hdr_ctype_pb, sizeof(c->hdr_ctype_pb), "Content-Type: %s", NL_PB_CONTENT_TYPE);
 	snprintf(c->hdr_expect, sizeof(c->hdr_expect), "Expect:");
 	snprintf(c->hdr_encoding, sizeof(c->hdr_encoding), "Accept-Encoding: gzip");
 	resolve_options(&c->opts, o);
@@ -315,6 +322,33 @@ const char *nl_client_namespace(const nl_client *c)
 const char *nl_client_server(const nl_client *c)
 {
 	return c->base;
+}
+
+nl_content_type nl_client_content_type(const nl_client *c)
+{
+	return c->opts.content_type;
+}
+
+const char *nl_content_type_name(nl_content_type t)
+{
+	switch (t) {
+	case NL_CONTENT_JSON:
+		return NL_CONTENT_TYPE_JSON;
+	case NL_CONTENT_PROTOBUF:
+		return NL_PB_CONTENT_TYPE;
+	}
+	return NULL;
+}
+
+int nl_content_type_parse(nl_content_type *out, const char *media_type)
+{
+	if (media_type && strcmp(media_type, NL_CONTENT_TYPE_JSON) == 0)
+		*out = NL_CONTENT_JSON;
+	else if (media_type && strcmp(media_type, NL_PB_CONTENT_TYPE) == 0)
+		*out = NL_CONTENT_PROTOBUF;
+	else
+		return NL_EINVAL;
+	return 0;
 }
 
 int nl_client_do(nl_response *out, nl_client *c, const nl_request *req, nl_result *res)

@@ -33,6 +33,10 @@ typedef struct {
  * the code, or NL_ENOMEM. */
 int nl__result_from_http(nl_result *r, long http, const char *content_type, const char *body,
                          size_t len, const nl__target *t, int retry_after);
+/* Whether a Content-Type's media type, parameters aside, is
+ * "application/vnd.kubernetes.protobuf" (case-insensitive, as
+ * mime.ParseMediaType). */
+int nl__is_protobuf(const char *content_type);
 
 /* ---- the loop's view of a transfer (loop.c) -------------------------------- */
 
@@ -110,8 +114,9 @@ struct nl_client {
 	nl__easy_pool pools[NL__POOLS];
 	/* Header lines every request sends, formatted once (curl_slist data
 	 * is char *, hence arrays rather than literals). */
-	char hdr_accept[32];      /* "Accept: application/json" */
+	char hdr_accept[64];      /* "Accept: application/json" (or protobuf's) */
 	char hdr_ctype[40];       /* "Content-Type: application/json" */
+	char hdr_ctype_pb[56];    /* "Content-Type: application/vnd.kubernetes.protobuf" */
 	char hdr_expect[8];       /* "Expect:": no 100-continue round trip */
 	char hdr_encoding[24];    /* "Accept-Encoding: gzip" */
 	char hdr_user_agent[176]; /* plain http only; see transport.c */
@@ -127,6 +132,7 @@ typedef struct {
 	 * the x-owned lines below are freed with x. */
 	struct curl_slist hdr[6];
 	char *accept_line, *ctype_line, *auth_line;
+	char *ctype_client; /* the client's Content-Type line, when it serves */
 	char *url;
 	char method[16];
 	char *body;
@@ -139,8 +145,10 @@ typedef struct {
 	 * throttles before it starts the timeout). */
 	int64_t deadline;
 	nl_data_cb on_data;
+	nl_stream_start_cb on_stream_start;
 	void *data_payload;
-	nl_loop *loop; /* set for async transfers: stream data is buffered */
+	int stream_started; /* on_stream_start ran in this attempt */
+	nl_loop *loop;      /* set for async transfers: stream data is buffered */
 	nl__io *io;
 	/* credentials this attempt used (exec plugins: refreshed on 401) */
 	nl_exec_credential *cred;

@@ -2,6 +2,7 @@
  * controller's ops on a real client. */
 #include <nodelet/lease.h>
 #include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
 #include <nodelet/time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,36 @@ static int ops_get_node(json_object **out, nl_status **status, const char *name,
 	int rc = nl__path(path, &nl_resource_nodes, NULL, name, NULL, &res);
 	if (rc == 0)
 		rc = nl_api_get(out, payload, path, &res);
+	return hand_over(status, &res, rc);
+}
+
+int nl_lease_update_protobuf(char **out, size_t *out_len, int *out_protobuf, nl_status **status,
+                             const char *ns, const char *name, const void *body, size_t len,
+                             void *payload)
+{
+	nl_result res = NL_RESULT_INIT;
+	nl_response resp = {0};
+	char path[NL__PATH_MAX];
+	int rc = nl__path(path, &nl_resource_leases, ns, name, NULL, &res);
+	if (rc == 0) {
+		nl_request req = {0};
+		req.method = "PUT";
+		req.path = path;
+		req.body = body;
+		req.body_len = len;
+		req.content_type = NL_PB_CONTENT_TYPE;
+		req.group = nl_resource_leases.group;
+		req.resource = nl_resource_leases.resource;
+		req.name = name;
+		rc = nl_client_do(&resp, payload, &req, &res);
+	}
+	if (rc == 0) {
+		*out_protobuf = nl__is_protobuf(resp.content_type);
+		*out = resp.body;
+		*out_len = resp.body_len;
+		resp.body = NULL;
+	}
+	nl_response_clear(&resp);
 	return hand_over(status, &res, rc);
 }
 

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <nodelet/protobuf.h>
+
 #include "kube.h"
 
 /* client-go caps the text of a non-Status answer (maxUnstructuredResponseTextBytes). */
@@ -259,6 +261,21 @@ int nl_suggests_client_delay(const nl_result *r, int *seconds)
 
 /* --- statuses from HTTP answers ----------------------------------------------- */
 
+int nl__is_protobuf(const char *content_type)
+{
+	static const size_t n = sizeof(NL_PB_CONTENT_TYPE) - 1;
+	if (!content_type)
+		return 0;
+	while (*content_type == ' ' || *content_type == '\t')
+		content_type++;
+	if (strncasecmp(content_type, NL_PB_CONTENT_TYPE, n) != 0)
+		return 0;
+	const char *rest = content_type + n;
+	while (*rest == ' ' || *rest == '\t')
+		rest++;
+	return *rest == '\0' || *rest == ';';
+}
+
 /* client-go's isTextResponse: no Content-Type, or a text/ media type. */
 static int is_text(const char *content_type)
 {
@@ -405,15 +422,34 @@ static void server_text(char *out, size_t outlen, const char *body, size_t len)
 	out[len] = '\0';
 }
 
+/* A protobuf body that is a metav1.Status, as the JSON one would parse:
+ * decoded into its JSON tree first, so both encodings give the same
+ * nl_status. NL_EPARSE for anything else (another kind, bad bytes). */
+static int status_from_protobuf(nl_status **out, const char *body, size_t len)
+{
+	json_object *obj = NULL;
+	nl_pb_type type;
+	int rc = nl_pb_decode_object(&obj, &type, body, len, NULL);
+	if (rc == 0 && strcmp(type.kind, "Status") != 0)
+		rc = NL_EPARSE;
+	if (rc == 0)
+		rc = nl_status_from_json(out, obj);
+	json_object_put(obj);
+	return rc == NL_ENOMEM ? rc : rc != 0 ? NL_EPARSE : 0;
+}
+
 int nl__result_from_http(nl_result *r, long http, const char *content_type, const char *body,
                          size_t len, const nl__target *t, int retry_after)
 {
 	nl_status *st = NULL;
 	r->http_status = http;
 	/* A Status is recognised by its kind and a non-empty status field, as
-	 * client-go's transformResponse does. */
-	if (body && len > 0 && nl_status_parse(&st, body, len) == 0 &&
-	    (!st->status || !*st->status)) {
+	 * client-go's transformResponse does; the body is decoded by its
+	 * Content-Type. */
+	int parsed = !body || len == 0               ? NL_EPARSE
+	             : nl__is_protobuf(content_type) ? status_from_protobuf(&st, body, len)
+	                                             : nl_status_parse(&st, body, len);
+	if (parsed == 0 && (!st->status || !*st->status)) {
 		nl_status_free(st);
 		st = NULL;
 	}

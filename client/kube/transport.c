@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <nodelet/protobuf.h>
+
 #include "kube.h"
 
 static void target_from_path(nl__target *t, const char *path, char *buf, size_t buflen);
@@ -194,6 +196,15 @@ static int is_2xx(long http)
 	return http >= 200 && http < 300;
 }
 
+/* Tell the stream's consumer its Content-Type, once per attempt. */
+static int stream_start(nl__xfer *x)
+{
+	if (x->stream_started || !x->on_stream_start)
+		return 0;
+	x->stream_started = 1;
+	return x->on_stream_start(x->content_type_in, x->data_payload);
+}
+
 static size_t on_write(char *p, size_t size, size_t n, void *userdata)
 {
 	nl__xfer *x = userdata;
@@ -208,7 +219,7 @@ static size_t on_write(char *p, size_t size, size_t n, void *userdata)
 				return 0;
 			}
 			nl__loop_mark_dirty(x->loop, x->io);
-		} else if (x->on_data(p, len, x->data_payload) != 0) {
+		} else if (stream_start(x) != 0 || x->on_data(p, len, x->data_payload) != 0) {
 			x->abort = NL__STOPPED;
 			return 0;
 		}
@@ -254,6 +265,13 @@ static int is_json(const char *media_type)
 	return !media_type || strcmp(media_type, "application/json") == 0;
 }
 
+/* The client's own Accept line serves req's accept: NULL, or the same
+ * value. */
+static int client_accept(const nl_client *c, const char *accept)
+{
+	return !accept || strcmp(c->hdr_accept + strlen("Accept: "), accept) == 0;
+}
+
 /* "Name: value" in a new string; NULL when out of memory. */
 static char *header_line(const char *name, const char *value)
 {
@@ -290,10 +308,14 @@ int nl__xfer_init(nl__xfer *x, nl_client *c, const nl_request *req, int pool, nl
 			x->body_len = req->body_len;
 		}
 	}
-	if (!is_json(req->content_type) &&
-	    !(x->ctype_line = header_line("Content-Type", req->content_type)))
+	if (req->content_type && strcmp(req->content_type, NL_PB_CONTENT_TYPE) == 0)
+		x->ctype_client = c->hdr_ctype_pb;
+	else if (is_json(req->content_type))
+		x->ctype_client = c->hdr_ctype;
+	else if (!(x->ctype_line = header_line("Content-Type", req->content_type)))
 		failed = 1;
-	if (!is_json(req->accept) && !(x->accept_line = header_line("Accept", req->accept)))
+	if (!client_accept(c, req->accept) &&
+	    !(x->accept_line = header_line("Accept", req->accept)))
 		failed = 1;
 	/* Without them the path says what the request is about, when an
 	 * error needs it (nl__xfer_outcome). */
@@ -303,6 +325,7 @@ int nl__xfer_init(nl__xfer *x, nl_client *c, const nl_request *req, int pool, nl
 		x->name = dup_opt(req->name, &failed);
 	}
 	x->on_data = req->on_data;
+	x->on_stream_start = req->on_stream_start;
 	x->data_payload = req->data_payload;
 	x->timeout_ms =
 	    req->timeout_ms ? req->timeout_ms : (req->on_data ? -1 : c->opts.timeout_ms);
@@ -428,7 +451,7 @@ static void link_headers(nl__xfer *x)
 	int n = 0;
 	lines[n++] = x->accept_line ? x->accept_line : c->hdr_accept;
 	if (x->body)
-		lines[n++] = x->ctype_line ? x->ctype_line : c->hdr_ctype;
+		lines[n++] = x->ctype_line ? x->ctype_line : x->ctype_client;
 	if (c->hdr_user_agent[0])
 		lines[n++] = c->hdr_user_agent;
 	/* curl would wait for a 100 Continue before large bodies: one more
@@ -454,6 +477,7 @@ int nl__xfer_begin(nl__xfer *x, nl_result *res)
 	x->http = 0;
 	x->content_type_in[0] = x->warning[0] = x->retry_after[0] = '\0';
 	x->streamed = 0;
+	x->stream_started = 0;
 	x->abort = 0;
 	x->errbuf[0] = '\0';
 	rc = x->client->cfg->exec ? exec_credentials(x, res) : bearer(x, res);
@@ -596,7 +620,9 @@ int nl__xfer_deliver(nl__xfer *x)
 {
 	if (x->sbuf.len == 0)
 		return 0;
-	int v = x->on_data(x->sbuf.data, x->sbuf.len, x->data_payload);
+	int v = stream_start(x);
+	if (v == 0)
+		v = x->on_data(x->sbuf.data, x->sbuf.len, x->data_payload);
 	nl_buf_reset(&x->sbuf);
 	return v;
 }

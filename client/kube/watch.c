@@ -124,6 +124,15 @@ static int on_data(const char *data, size_t len, void *payload)
 	return rc != 0;
 }
 
+/* The answer's Content-Type says how its stream is framed: JSON lines, or
+ * protobuf frames (…protobuf;stream=watch), whatever was asked for. */
+static int on_stream_start(const char *content_type, void *payload)
+{
+	nl_watch *w = payload;
+	nl_watch_decoder_set_protobuf(w->dec, nl__is_protobuf(content_type));
+	return 0;
+}
+
 static void reconnect_due(void *payload)
 {
 	nl_watch *w = payload;
@@ -226,6 +235,7 @@ static void connect_now(nl_watch *w)
 	req.method = "GET";
 	req.path = path.data;
 	req.on_data = on_data;
+	req.on_stream_start = on_stream_start;
 	req.data_payload = w;
 	/* A dead peer must not hold the watch forever: the server ends the
 	 * request after timeoutSeconds, so allow that plus a minute. */

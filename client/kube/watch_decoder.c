@@ -1,6 +1,10 @@
-/* Watch events from a byte stream, decoded incrementally by json-c's
- * tokener: whatever the chunking, every byte is parsed once. */
+/* Watch events from a byte stream. JSON is decoded incrementally by
+ * json-c's tokener: whatever the chunking, every byte is parsed once.
+ * Protobuf (…;stream=watch) is length-delimited frames, each collected
+ * whole and decoded as a metav1.WatchEvent (nodelet/protobuf.h). */
 #include <limits.h>
+#include <nodelet/buf.h>
+#include <nodelet/protobuf.h>
 #include <nodelet/watch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +16,12 @@ struct nl_watch_decoder {
 	int in_event;
 	nl_watch_event_cb cb;
 	void *payload;
+	/* protobuf frames */
+	int protobuf;
+	unsigned char head[4]; /* the length prefix being read */
+	size_t head_len;
+	size_t frame_len; /* the current frame's length, once head is complete */
+	nl_buf frame;     /* its bytes so far */
 };
 
 static const char *const type_names[] = {"", "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};
@@ -47,6 +57,7 @@ int nl_watch_decoder_new(nl_watch_decoder **out, size_t max_event, nl_watch_even
 	 * garbage after an event cannot swallow it depending on the chunking. */
 	json_tokener_set_flags(d->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
 	d->max_event = max_event ? max_event : NL_WATCH_DEFAULT_MAX_EVENT;
+	nl_buf_init(&d->frame, 0);
 	d->cb = cb;
 	d->payload = payload;
 	*out = d;
@@ -58,6 +69,7 @@ void nl_watch_decoder_free(nl_watch_decoder *d)
 	if (!d)
 		return;
 	json_tokener_free(d->tok);
+	nl_buf_free(&d->frame);
 	free(d);
 }
 
@@ -66,6 +78,22 @@ void nl_watch_decoder_reset(nl_watch_decoder *d)
 	json_tokener_reset(d->tok);
 	d->in_event = 0;
 	d->cur = 0;
+	d->head_len = 0;
+	d->frame_len = 0;
+	nl_buf_reset(&d->frame);
+}
+
+void nl_watch_decoder_set_protobuf(nl_watch_decoder *d, int protobuf)
+{
+	nl_watch_decoder_reset(d);
+	d->protobuf = protobuf != 0;
+}
+
+/* The largest frame accepted: the decoder's cap, never above
+ * NL_PB_MAX_FRAME. */
+static size_t max_frame(const nl_watch_decoder *d)
+{
+	return d->max_event < NL_PB_MAX_FRAME ? d->max_event : NL_PB_MAX_FRAME;
 }
 
 static int is_space(char c)
@@ -95,8 +123,82 @@ static int deliver(nl_watch_decoder *d, json_object *obj, nl_err *err)
 	return d->cb(&ev, d->payload);
 }
 
+static int deliver_event(nl_watch_decoder *d, nl_watch_type type, json_object *object)
+{
+	nl_watch_event ev = {type, object};
+	return d->cb(&ev, d->payload);
+}
+
+/* One complete frame: a WatchEvent, checked as client-go's decoder checks
+ * it ("got invalid watch event type", "unable to decode watch event"). */
+static int deliver_frame(nl_watch_decoder *d, const void *data, size_t len, nl_err *err)
+{
+	char type[32];
+	json_object *obj = NULL;
+	nl_err why = {0};
+	int rc = nl_pb_decode_watch_event(type, sizeof(type), &obj, data, len, &why);
+	if (rc == NL_ENOMEM)
+		return nl_err_set(err, NL_ENOMEM, "out of memory");
+	if (rc != 0)
+		return nl_err_set(err, NL_EPARSE, "unable to decode watch event: %s", why.msg);
+	nl_watch_type t = type_of(type);
+	if (!t) {
+		json_object_put(obj);
+		return nl_err_set(err, NL_EPARSE, "got invalid watch event type: %.100s", type);
+	}
+	rc = deliver_event(d, t, obj);
+	json_object_put(obj);
+	return rc;
+}
+
+static int feed_protobuf(nl_watch_decoder *d, const char *data, size_t len, nl_err *err)
+{
+	while (len > 0) {
+		if (d->head_len < sizeof(d->head)) {
+			size_t n = sizeof(d->head) - d->head_len;
+			if (n > len)
+				n = len;
+			memcpy(d->head + d->head_len, data, n);
+			d->head_len += n;
+			data += n;
+			len -= n;
+			if (d->head_len < sizeof(d->head))
+				return 0;
+			d->frame_len = (size_t)d->head[0] << 24 | (size_t)d->head[1] << 16 |
+			               (size_t)d->head[2] << 8 | (size_t)d->head[3];
+			if (d->frame_len > max_frame(d))
+				return nl_err_set(
+				    err, NL_ETOOBIG,
+				    "watch frame of %zu bytes is larger than the maximum "
+				    "of %zu bytes",
+				    d->frame_len, max_frame(d));
+			nl_buf_reset(&d->frame);
+		}
+		size_t want = d->frame_len - d->frame.len, n = want < len ? want : len;
+		const char *whole = NULL;
+		/* A frame inside one chunk is decoded in place, without a copy. */
+		if (d->frame.len == 0 && n == d->frame_len)
+			whole = data;
+		else if (n > 0 && nl_buf_add(&d->frame, data, n) != 0)
+			return nl_err_set(err, NL_ENOMEM, "out of memory");
+		data += n;
+		len -= n;
+		if (!whole && d->frame.len < d->frame_len)
+			return 0;
+		int rc = deliver_frame(d, whole ? whole : d->frame.data, d->frame_len, err);
+		d->head_len = 0;
+		d->frame_len = 0;
+		nl_buf_reset(&d->frame);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 int nl_watch_decoder_feed(nl_watch_decoder *d, const char *data, size_t len, nl_err *err)
 {
+	if (d->protobuf)
+		return feed_protobuf(d, data, len, err);
 	while (len > 0) {
 		if (!d->in_event) {
 			while (len > 0 && is_space(*data))
@@ -156,6 +258,11 @@ int nl_watch_decoder_feed(nl_watch_decoder *d, const char *data, size_t len, nl_
 
 int nl_watch_decoder_finish(nl_watch_decoder *d, nl_err *err)
 {
+	if (d->protobuf && d->head_len > 0)
+		return nl_err_set(err, NL_EPARSE,
+		                  "watch stream ended inside a frame (%zu of %zu bytes)",
+		                  d->head_len < sizeof(d->head) ? d->head_len : d->frame.len,
+		                  d->head_len < sizeof(d->head) ? sizeof(d->head) : d->frame_len);
 	if (d->in_event)
 		return nl_err_set(err, NL_EPARSE, "watch stream ended inside an event (%zu bytes)",
 		                  d->cur);

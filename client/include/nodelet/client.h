@@ -15,6 +15,11 @@
  *   retries.
  * - Every non-2xx answer fills the call's nl_result with the Status
  *   (result.h) and returns the matching NL_E* code.
+ * - The wire format is JSON or Kubernetes protobuf (nl_client_options.
+ *   content_type, kubelet's --kube-api-content-type): with protobuf, POST
+ *   and PUT bodies are protobuf (PATCH stays JSON), the Accept header is
+ *   client-go's for that content type, and answers are decoded by their
+ *   Content-Type, JSON or protobuf, into the same JSON trees.
  *
  * Two ways to call: nl_client_do blocks the calling thread (and may be used
  * from any thread, concurrently); nl_client_send queues the request on the
@@ -32,6 +37,27 @@
 
 typedef struct nl_client nl_client;
 typedef struct nl_call nl_call;
+
+/* The wire format of request bodies and the one asked for in answers
+ * (client-go's rest.Config ContentType). */
+typedef enum {
+	NL_CONTENT_JSON = 0, /* application/json: client-go's default */
+	NL_CONTENT_PROTOBUF, /* application/vnd.kubernetes.protobuf: kubelet's */
+} nl_content_type;
+
+#define NL_CONTENT_TYPE_JSON "application/json"
+/* kubelet's Accept in protobuf mode: setContentTypeForClient
+ * (cmd/kubelet/app/server.go) sets AcceptContentTypes to protobuf, then
+ * JSON, so a server that answers some kind only in JSON still works.
+ * (client-go alone would send the ContentType and ", *\/\*".) */
+#define NL_ACCEPT_PROTOBUF "application/vnd.kubernetes.protobuf,application/json"
+
+/* "application/json" or "application/vnd.kubernetes.protobuf"; NULL for
+ * anything else. */
+const char *nl_content_type_name(nl_content_type t);
+/* The content type a media type names (kubelet's flag values, exactly):
+ * 0, or NL_EINVAL for anything else. */
+int nl_content_type_parse(nl_content_type *out, const char *media_type);
 
 typedef struct {
 	double qps;              /* 0 = 5; < 0 = no client-side limit */
@@ -51,6 +77,7 @@ typedef struct {
 	 * limit, retries) on the loop's clock. */
 	nl_loop *loop;
 	nl_clock *clock;
+	nl_content_type content_type; /* 0 = JSON */
 } nl_client_options;
 
 void nl_client_options_init(nl_client_options *o);
@@ -73,6 +100,8 @@ nl_clock *nl_client_clock(const nl_client *c);
 const char *nl_client_namespace(const nl_client *c);
 /* The server URL the client talks to (borrowed). */
 const char *nl_client_server(const nl_client *c);
+/* The wire format the client was made with. */
+nl_content_type nl_client_content_type(const nl_client *c);
 /* Close the keep-alive connections of blocking calls (kubelet's
  * closeAllConns after repeated heartbeat failures): a half-dead TCP
  * connection is never reused, the next call connects afresh. Waits for
@@ -84,6 +113,9 @@ int nl_client_reset_connections(nl_client *c);
 /* Body chunks of a 2xx answer, in order, instead of buffering them: return 0
  * to continue, non-zero to end the request (not an error). */
 typedef int (*nl_data_cb)(const char *data, size_t len, void *payload);
+/* A 2xx stream begins: its Content-Type ("" when none), before the first
+ * on_data call of each attempt. Same verdict as nl_data_cb. */
+typedef int (*nl_stream_start_cb)(const char *content_type, void *payload);
 
 typedef struct {
 	const char *method; /* "GET", "POST", "PUT", "PATCH", "DELETE" */
@@ -91,14 +123,17 @@ typedef struct {
 	const char *body;   /* NULL = none */
 	size_t body_len;
 	const char *content_type; /* NULL = "application/json" when there is a body */
-	const char *accept;       /* NULL = "application/json" */
-	long timeout_ms;          /* 0 = the client's; < 0 = none */
+	/* NULL = the client's: "application/json", or NL_ACCEPT_PROTOBUF for a
+	 * protobuf client */
+	const char *accept;
+	long timeout_ms; /* 0 = the client's; < 0 = none */
 	/* What the path names, for the Status synthesized when an answer is
 	 * not one ("... (get leases.coordination.k8s.io x)"). NULL = derived
 	 * from path. */
 	const char *group, *resource, *name;
-	nl_data_cb on_data; /* stream the body (watch); NULL = buffer it */
-	void *data_payload; /* passed to on_data */
+	nl_data_cb on_data;                 /* stream the body (watch); NULL = buffer it */
+	void *data_payload;                 /* passed to on_data and on_stream_start */
+	nl_stream_start_cb on_stream_start; /* may be NULL */
 } nl_request;
 
 typedef struct {

@@ -53,5 +53,16 @@ int nl_lease_create_async(nl_call **out, nl_client *c, json_object *lease, nl_ob
  * blocking calls: plug a real server into nl_lease_controller_options.ops.
  * The client is borrowed and must outlive the controller. */
 void nl_lease_ops_init(nl_lease_ops *ops, nl_client *c);
+/* The lease controller's protobuf UPDATE on a client
+ * (nl_lease_controller_options.update_lease_protobuf, payload the
+ * nl_client, borrowed): PUT body (an enveloped protobuf Lease) as
+ * application/vnd.kubernetes.protobuf to lease `name` in ns, with the
+ * client's Accept. On success *out is the answer's body (malloc'd,
+ * NUL-terminated, *out_len bytes) and *out_protobuf whether its
+ * Content-Type is protobuf. On failure *status (owned by the caller) is the
+ * server's Status, or one describing a transport error. */
+int nl_lease_update_protobuf(char **out, size_t *out_len, int *out_protobuf, nl_status **status,
+                             const char *ns, const char *name, const void *body, size_t len,
+                             void *payload);
 
 #endif

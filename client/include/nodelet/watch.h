@@ -1,5 +1,6 @@
-/* Watch: newline-delimited watch events decoded as they stream in, and a
- * watch that survives disconnects.
+/* Watch: newline-delimited watch events decoded as they stream in (or
+ * protobuf watch frames, by the answer's Content-Type), and a watch that
+ * survives disconnects.
  *
  * The decoder feeds each chunk to json-c's incremental tokener: an event
  * split at any byte boundary decodes the same, no byte is parsed twice, and
@@ -61,6 +62,14 @@ int nl_watch_decoder_feed(nl_watch_decoder *d, const char *data, size_t len, nl_
 int nl_watch_decoder_finish(nl_watch_decoder *d, nl_err *err);
 /* Forget any partial event (a new stream). */
 void nl_watch_decoder_reset(nl_watch_decoder *d);
+/* Decode protobuf watch frames (a stream of Content-Type
+ * application/vnd.kubernetes.protobuf;stream=watch: a 4-byte big-endian
+ * length, then a metav1.WatchEvent) instead of JSON, or JSON again
+ * (protobuf 0). Resets the decoder. The events are the ones the JSON
+ * stream of the same changes yields. A frame longer than max_event or
+ * NL_PB_MAX_FRAME is NL_ETOOBIG as soon as its length is read; a frame that
+ * does not decode is NL_EPARSE. */
+void nl_watch_decoder_set_protobuf(nl_watch_decoder *d, int protobuf);
 
 /* --- a resumable watch --------------------------------------------------------- */
 
