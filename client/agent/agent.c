@@ -111,6 +111,7 @@ static int make_client(nl_agent *a, const nl_rest_config *cfg, nl_err *err)
 	co.qps = -1;
 	co.timeout_ms = (long)(timeout / NL_USEC_PER_MSEC);
 	co.clock = a->clock;
+	co.content_type = a->config->content_type;
 	int rc = nl_client_new(&a->client, cfg, &co, err);
 	if (rc == 0)
 		a->own_client = 1;
@@ -137,6 +138,16 @@ static int make_clock(nl_agent *a, const nl_agent_options *o, nl_err *err)
 	return 0;
 }
 
+/* Renewals in protobuf, from the cached lease's bytes (no tree). */
+static int ops_update_lease_protobuf(char **out, size_t *out_len, int *out_protobuf,
+                                     nl_status **status, const char *ns, const char *name,
+                                     const void *body, size_t len, void *payload)
+{
+	nl_agent *a = payload;
+	return lease_written(a, nl_lease_update_protobuf(out, out_len, out_protobuf, status, ns,
+	                                                 name, body, len, a->client));
+}
+
 static int make_lease_controller(nl_agent *a, const nl_agent_options *o)
 {
 	nl_lease_ops ops = {ops_get_lease, ops_create_lease, ops_update_lease, ops_get_node, a};
@@ -151,6 +162,8 @@ static int make_lease_controller(nl_agent *a, const nl_agent_options *o)
 	lo.on_repeated_heartbeat_failure = heartbeat_hook;
 	lo.hook_payload = a;
 	lo.jitter_seed = o->jitter_seed;
+	if (nl_client_content_type(a->client) == NL_CONTENT_PROTOBUF)
+		lo.update_lease_protobuf = ops_update_lease_protobuf;
 	return nl_lease_controller_new(&a->lease, &lo);
 }
 

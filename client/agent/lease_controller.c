@@ -7,6 +7,7 @@
 #include <nodelet/json_text.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
 #include <nodelet/time.h>
 
 #include <stdio.h>
@@ -18,6 +19,9 @@ struct nl_lease_controller {
 	nl_lease_ops ops;
 	int (*update_text)(char **out, size_t *out_len, nl_status **status, const char *ns,
 	                   const char *name, const char *body, size_t len, void *payload);
+	int (*update_pb)(char **out, size_t *out_len, int *out_protobuf, nl_status **status,
+	                 const char *ns, const char *name, const void *body, size_t len,
+	                 void *payload);
 	char *node_name;
 	char *holder_identity;
 	char *lease_name;
@@ -29,7 +33,8 @@ struct nl_lease_controller {
 	/* latestLease: the server's answer to our last create or update, kept
 	 * as compact JSON text (~1 KiB for a node lease; a json-c tree of it
 	 * takes ~20 KiB), NULL when none. Renewals splice the new fields into
-	 * it (see "The cached lease as text"). */
+	 * it (see "The cached lease as text"). With update_pb the same bytes
+	 * are an enveloped protobuf Lease instead (lease_protobuf.c). */
 	char *latest;
 	size_t latest_len;
 	/* latest parsed, for nl_lease_controller_latest only; dropped with it. */
@@ -472,6 +477,49 @@ static void text_resource_version(char *buf, size_t size, const char *text, size
 		snprintf(buf, size, "%.*s", (int)(v.n - 2), v.p + 1);
 }
 
+/* --- the cached lease in the controller's encoding ----------------------------- */
+
+/* The cache and every base of a renewal are JSON text, or with update_pb
+ * enveloped protobuf: these convert at the edges, where a tree exists
+ * anyway (an answer to GET or CREATE, the unusual base). */
+
+/* lease (borrowed) in the controller's encoding, malloc'd. */
+static int lease_blob(char **out, size_t *len_out, const nl_lease_controller *lc,
+                      json_object *lease)
+{
+	if (!lc->update_pb)
+		return tree_text(out, len_out, lease);
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	int rc = nl_pb_encode_object(&b, lease);
+	char *data = rc == 0 ? nl_buf_detach(&b, len_out) : NULL;
+	nl_buf_free(&b);
+	if (rc != 0)
+		return rc;
+	if (!data)
+		return NL_ENOMEM;
+	*out = data;
+	return 0;
+}
+
+/* The tree of a blob in the controller's encoding. */
+static int blob_tree(json_object **out, const nl_lease_controller *lc, const char *blob, size_t len)
+{
+	if (!lc->update_pb)
+		return parse_text(out, blob, len);
+	int rc = nl_pb_decode_object(out, NULL, blob, len, NULL);
+	return rc == NL_ENOMEM ? rc : rc != 0 ? NL_EPARSE : 0;
+}
+
+static void blob_resource_version(char *buf, size_t size, const nl_lease_controller *lc,
+                                  const char *blob, size_t len)
+{
+	if (lc->update_pb)
+		nl__lease_protobuf_resource_version(buf, size, blob, len);
+	else
+		text_resource_version(buf, size, blob, len);
+}
+
 /* Replace the cached lease with text (ownership passes; NULL clears). */
 static void set_latest_text(nl_lease_controller *lc, char *text, size_t len)
 {
@@ -554,7 +602,7 @@ void nl__lease_set_latest(nl_lease_controller *lc, json_object *lease)
 	size_t len = 0;
 
 	/* Out of memory leaves nothing cached: the next sync GETs the lease. */
-	if (lease && tree_text(&text, &len, lease) != 0)
+	if (lease && lease_blob(&text, &len, lc, lease) != 0)
 		text = NULL;
 	json_object_put(lease);
 	set_latest_text(lc, text, len);
@@ -566,13 +614,59 @@ static int renewal_tree(json_object **out, nl_lease_controller *lc, const char *
                         const char *renew)
 {
 	json_object *lease = NULL;
-	int rc = base ? parse_text(&lease, base, len) : lease_skeleton(&lease, lc);
+	int rc = base ? blob_tree(&lease, lc, base, len) : lease_skeleton(&lease, lc);
 
 	if (rc == 0 && (rc = renew_tree(lease, lc, renew)) != 0)
 		json_object_put(lease);
 	else if (rc == 0)
 		*out = lease;
 	return rc;
+}
+
+/* The protobuf update: body is the spliced bytes, or NULL with lease the
+ * tree to send. An answer in JSON (a server that does not speak protobuf
+ * back) is converted once; a protobuf one is kept as it came, after a
+ * check of its envelope. */
+static int call_update_pb(char **out, size_t *out_len, nl_status **status, nl_lease_controller *lc,
+                          json_object *lease, const char *body, size_t body_len)
+{
+	char *encoded = NULL, *answer = NULL;
+	size_t answer_len = 0;
+	int answer_pb = 1, rc;
+
+	if (!body) {
+		if ((rc = lease_blob(&encoded, &body_len, lc, lease)) != 0)
+			return rc;
+		body = encoded;
+	}
+	rc = lc->update_pb(&answer, &answer_len, &answer_pb, status, lc->lease_namespace,
+	                   lc->lease_name, body, body_len, lc->ops.payload);
+	free(encoded);
+	if (rc != 0)
+		return rc;
+	if (!answer) {
+		return NL_EPARSE;
+	} else if (!answer_pb) {
+		json_object *tree = NULL;
+		rc = parse_text(&tree, answer, answer_len);
+		free(answer);
+		answer = NULL;
+		if (rc == 0)
+			rc = lease_blob(&answer, &answer_len, lc, tree);
+		json_object_put(tree);
+		if (rc != 0)
+			return rc;
+	} else if (!nl__lease_protobuf_is_object(answer, answer_len)) {
+		free(answer);
+		return NL_EPARSE;
+	}
+	/* Keep no slack of the receive buffer: one of these per node. */
+	char *trimmed = realloc(answer, answer_len + 1);
+	if (trimmed)
+		answer = trimmed;
+	*out = answer;
+	*out_len = answer_len;
+	return 0;
 }
 
 /* The server's answer to an update, as text (ownership to *out). */
@@ -582,6 +676,8 @@ static int call_update(char **out, size_t *out_len, nl_status **status, nl_lease
 	json_object *parsed = NULL, *updated = NULL;
 	int rc;
 
+	if (lc->update_pb)
+		return call_update_pb(out, out_len, status, lc, lease, body, body_len);
 	if (lc->update_text) {
 		if (!body && !(body = nl_json_compact(lease, &body_len)))
 			return NL_ENOMEM;
@@ -626,8 +722,15 @@ static int update_once(nl_lease_controller *lc, const char *base, size_t base_le
 	nl_err err;
 	int rc;
 
-	nl_time_format_micro(renew, nl_clock_now(lc->clock));
-	rc = base ? splice_renewal(&body, &body_len, lc, base, base_len, renew) : NL_ENOTFOUND;
+	int64_t now = nl_clock_now(lc->clock);
+	nl_time_format_micro(renew, now);
+	if (!base)
+		rc = NL_ENOTFOUND;
+	else if (lc->update_pb)
+		rc = nl__lease_splice_protobuf(&body, &body_len, base, base_len,
+		                               lc->lease_duration_seconds, now);
+	else
+		rc = splice_renewal(&body, &body_len, lc, base, base_len, renew);
 	if (rc == NL_ENOTFOUND)
 		rc = renewal_tree(&lease, lc, base, base_len, renew);
 	if (rc != 0) {
@@ -649,7 +752,7 @@ static int update_once(nl_lease_controller *lc, const char *base, size_t base_le
 		/* base may be lc->latest: not used from here on. */
 		set_latest_text(lc, answer, answer_len);
 		if (nl_log_enabled(4)) {
-			text_resource_version(rv, sizeof(rv), lc->latest ? lc->latest : "",
+			blob_resource_version(rv, sizeof(rv), lc, lc->latest ? lc->latest : "",
 			                      lc->latest_len);
 			NL_LOG_V(4, "renewed node lease %s/%s: renewTime %s, resourceVersion %s",
 			         lc->lease_namespace, lc->lease_name, renew, rv);
@@ -687,7 +790,7 @@ static int retry_update(nl_lease_controller *lc, const char *base, size_t base_l
 			free(refetched);
 			refetched = NULL;
 			base_len = 0;
-			if (fresh && tree_text(&refetched, &base_len, fresh) != 0) {
+			if (fresh && lease_blob(&refetched, &base_len, lc, fresh) != 0) {
 				json_object_put(fresh);
 				rc = NL_ENOMEM;
 				break;
@@ -707,7 +810,7 @@ int nl__lease_retry_update(nl_lease_controller *lc, json_object *base)
 {
 	char *text = NULL;
 	size_t len = 0;
-	int rc = base ? tree_text(&text, &len, base) : 0;
+	int rc = base ? lease_blob(&text, &len, lc, base) : 0;
 
 	if (rc == 0)
 		rc = retry_update(lc, text, len);
@@ -781,6 +884,7 @@ int nl_lease_controller_new(nl_lease_controller **out, const nl_lease_controller
 	lc->clock = opts->clock;
 	lc->ops = *ops;
 	lc->update_text = opts->update_lease_text;
+	lc->update_pb = opts->update_lease_protobuf;
 	lc->node_name = strdup(opts->node_name);
 	lc->holder_identity = dup_or(opts->holder_identity, opts->node_name);
 	lc->lease_name = dup_or(opts->lease_name, opts->node_name);
@@ -854,7 +958,7 @@ json_object *nl_lease_controller_latest(const nl_lease_controller *lc)
 	 * const underneath. */
 	nl_lease_controller *self = (nl_lease_controller *)lc;
 	if (!self->latest_tree && self->latest &&
-	    parse_text(&self->latest_tree, self->latest, self->latest_len) != 0)
+	    blob_tree(&self->latest_tree, self, self->latest, self->latest_len) != 0)
 		self->latest_tree = NULL;
 	return self->latest_tree;
 }

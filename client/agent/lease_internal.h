@@ -18,4 +18,19 @@ int nl__lease_retry_update(nl_lease_controller *lc, json_object *base);
 /* Replace the cached lease (ownership of lease passes; NULL clears). */
 void nl__lease_set_latest(nl_lease_controller *lc, json_object *lease);
 
+/* newLease on the cached lease as an enveloped protobuf Lease (base, len
+ * bytes): *out (malloc'd, NUL-terminated, *out_len bytes) is base with
+ * spec.leaseDurationSeconds = duration and spec.renewTime = renew_usec (a
+ * MicroTime), the bytes nl_pb_encode_object writes for the renewed Lease.
+ * NL_ENOTFOUND when base has not the usual shape (no ownerReference, a spec
+ * field missing or twice, malformed); NL_ENOMEM. lease_protobuf.c. */
+int nl__lease_splice_protobuf(char **out, size_t *out_len, const char *base, size_t len,
+                              int32_t duration, int64_t renew_usec);
+/* metadata.resourceVersion of an enveloped protobuf Lease into buf (cut to
+ * size - 1), "" when absent or malformed. */
+void nl__lease_protobuf_resource_version(char *buf, size_t size, const char *pb, size_t len);
+/* pb (len bytes) is an enveloped object whose envelope parses and has a
+ * raw message: what the renewal needs before caching an answer. */
+int nl__lease_protobuf_is_object(const char *pb, size_t len);
+
 #endif

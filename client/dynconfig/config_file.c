@@ -155,6 +155,20 @@ static int decode_taints(nl_nodelet_config *c, json_object *v, nl_err *err)
 	return 0;
 }
 
+/* Not left to validation: the field is an enum once decoded. */
+static int decode_content_type(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	if (!json_object_is_type(v, json_type_string))
+		return type_error(err, v, "contentType", "string");
+	if (nl_content_type_parse(&c->content_type, json_object_get_string(v)) != 0)
+		return nl_err_set(err, NL_EPARSE,
+		                  "contentType: Unsupported value: \"%s\": supported values: "
+		                  "\"%s\", \"%s\"",
+		                  json_object_get_string(v),
+		                  nl_content_type_name(NL_CONTENT_PROTOBUF), NL_CONTENT_TYPE_JSON);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	unsigned bit;
@@ -166,6 +180,7 @@ static const struct {
     {"registerWithTaints", NL_NC_REGISTER_WITH_TAINTS, decode_taints},
     {"logVerbosity", NL_NC_LOG_VERBOSITY, decode_log_verbosity},
     {"registerNode", NL_NC_REGISTER_NODE, decode_register_node},
+    {"contentType", NL_NC_CONTENT_TYPE, decode_content_type},
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -318,7 +333,11 @@ json_object *nl_nodelet_config_to_json(const nl_nodelet_config *c)
 	    add(o, "nodeLabels", labels_json(c)) != 0 ||
 	    add(o, "registerWithTaints", taints_json(c)) != 0 ||
 	    add(o, "logVerbosity", json_object_new_int(c->log_verbosity)) != 0 ||
-	    add(o, "registerNode", json_object_new_boolean(c->register_node)) != 0) {
+	    add(o, "registerNode", json_object_new_boolean(c->register_node)) != 0 ||
+	    add(o, "contentType",
+	        json_object_new_string(nl_content_type_name(c->content_type)
+	                                   ? nl_content_type_name(c->content_type)
+	                                   : "")) != 0) {
 		json_object_put(o);
 		return NULL;
 	}

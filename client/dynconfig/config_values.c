@@ -13,6 +13,7 @@ static void set_defaults(nl_nodelet_config *c)
 	        NL_NODELET_CONFIG_DEFAULT_STATUS_REPORT_FREQUENCY_USEC,
 	    .log_verbosity = 0,
 	    .register_node = 1,
+	    .content_type = NL_CONTENT_PROTOBUF,
 	};
 }
 
@@ -116,7 +117,7 @@ int nl_nodelet_config_equal(const nl_nodelet_config *a, const nl_nodelet_config 
 	if (a->lease_duration_seconds != b->lease_duration_seconds ||
 	    a->node_status_report_frequency_usec != b->node_status_report_frequency_usec ||
 	    a->log_verbosity != b->log_verbosity || !a->register_node != !b->register_node ||
-	    a->n_node_labels != b->n_node_labels ||
+	    a->content_type != b->content_type || a->n_node_labels != b->n_node_labels ||
 	    a->n_register_with_taints != b->n_register_with_taints)
 		return 0;
 	for (size_t i = 0; i < a->n_node_labels; i++)
@@ -153,6 +154,8 @@ int nl_nodelet_config_apply_flags(nl_nodelet_config *dst, const nl_nodelet_confi
 		dst->log_verbosity = flags->log_verbosity;
 	if (flags->set & NL_NC_REGISTER_NODE)
 		dst->register_node = flags->register_node;
+	if (flags->set & NL_NC_CONTENT_TYPE)
+		dst->content_type = flags->content_type;
 	if (flags->set & NL_NC_NODE_LABELS) {
 		free_labels(dst->node_labels, dst->n_node_labels);
 		dst->node_labels = labels;
@@ -168,6 +171,17 @@ int nl_nodelet_config_apply_flags(nl_nodelet_config *dst, const nl_nodelet_confi
 }
 
 /* --- flag values ----------------------------------------------------------------- */
+
+int nl_nodelet_config_parse_content_type_flag(nl_nodelet_config *c, const char *value, nl_err *err)
+{
+	if (nl_content_type_parse(&c->content_type, value) != 0)
+		return nl_err_set(err, NL_EINVAL,
+		                  "unsupported content type \"%s\": must be \"%s\" or \"%s\"",
+		                  value ? value : "", nl_content_type_name(NL_CONTENT_PROTOBUF),
+		                  NL_CONTENT_TYPE_JSON);
+	c->set |= NL_NC_CONTENT_TYPE;
+	return 0;
+}
 
 /* Split value on ',' into a NULL-terminated array of copies (caller frees
  * with free_items). Empty items are dropped, as pflag's string slices do

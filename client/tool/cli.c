@@ -36,6 +36,9 @@ static void usage(FILE *f)
 	      "                                      (default nodelet.io/no-pods:NoSchedule;\n"
 	      "                                      an empty LIST registers none)\n"
 	      "      --node-labels LIST              labels at registration, key=value,...\n"
+	      "      --kube-api-content-type TYPE    what requests to the API server are sent\n"
+	      "                                      in: application/vnd.kubernetes.protobuf\n"
+	      "                                      (default) or application/json\n"
 	      "      --config FILE                   a NodeletConfiguration file; flags given\n"
 	      "                                      explicitly override it\n"
 	      "      --dynamic-config-dir DIR        enable dynamic configuration from the\n"
@@ -104,6 +107,7 @@ enum {
 	OPT_ONCE,
 	OPT_VERSION,
 	OPT_METRICS_ADDR,
+	OPT_CONTENT_TYPE,
 };
 
 static const struct option long_options[] = {
@@ -116,6 +120,7 @@ static const struct option long_options[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
     {"dynamic-config-dir", required_argument, NULL, OPT_DYNAMIC_DIR},
     {"metrics-bind-address", required_argument, NULL, OPT_METRICS_ADDR},
+    {"kube-api-content-type", required_argument, NULL, OPT_CONTENT_TYPE},
     {"v", required_argument, NULL, 'v'},
     {"once", no_argument, NULL, OPT_ONCE},
     {"help", no_argument, NULL, 'h'},
@@ -168,6 +173,10 @@ static int parse_one(nl_cli_options *o, int c, const char *arg)
 	case OPT_LABELS:
 		if (nl_nodelet_config_parse_labels_flag(f, arg, &err) != 0)
 			return usage_error("invalid --node-labels: %s", err.msg);
+		return 0;
+	case OPT_CONTENT_TYPE:
+		if (nl_nodelet_config_parse_content_type_flag(f, arg, &err) != 0)
+			return usage_error("invalid --kube-api-content-type: %s", err.msg);
 		return 0;
 	case 'v':
 		/* klog accepts -v=4 too. */

@@ -118,6 +118,8 @@ static void test_cli__usage_errors(void)
 	    {"nodelet", "--node-name", "n", "--node-labels", "novalue", NULL},
 	    {"nodelet", "--node-name", "n", "--register-with-taints", "k=v", NULL},
 	    {"nodelet", "--node-name", "n", "-v", "x", NULL},
+	    {"nodelet", "--node-name", "n", "--kube-api-content-type=application/yaml", NULL},
+	    {"nodelet", "--node-name", "n", "--kube-api-content-type", "", NULL},
 	    {"nodelet", "--node-name", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -201,6 +203,27 @@ static void test_cli__config_is_validated(void)
 	nl__cli_options_clear(&o);
 }
 
+/* kubelet's --kube-api-content-type: protobuf by default, JSON when asked. */
+static void test_cli__kube_api_content_type(void)
+{
+	static const char *const json[] = {"nodelet", "--node-name", "n",
+	                                   "--kube-api-content-type=application/json", NULL};
+	static const char *const none[] = {"nodelet", "--node-name", "n", NULL};
+	nl_cli_options o;
+	nl_nodelet_config *cfg = NULL;
+	nl_err err = {0};
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char **)json), 0);
+	CU_ASSERT_EQUAL_FATAL(nl__cli_config(&cfg, &o, &err), 0);
+	CU_ASSERT_EQUAL(cfg->content_type, NL_CONTENT_JSON);
+	nl_nodelet_config_free(cfg);
+	nl__cli_options_clear(&o);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, (const char **)none), 0);
+	CU_ASSERT_EQUAL_FATAL(nl__cli_config(&cfg, &o, &err), 0);
+	CU_ASSERT_EQUAL(cfg->content_type, NL_CONTENT_PROTOBUF);
+	nl_nodelet_config_free(cfg);
+	nl__cli_options_clear(&o);
+}
+
 static CU_TestInfo tests[] = {
     {"flags_are_parsed", test_cli__flags_are_parsed},
     {"go_flag_spellings", test_cli__go_flag_spellings},
@@ -208,6 +231,7 @@ static CU_TestInfo tests[] = {
     {"help_and_version_end_the_run", test_cli__help_and_version_end_the_run},
     {"explicit_flags_override_the_file", test_cli__explicit_flags_override_the_file},
     {"config_is_validated", test_cli__config_is_validated},
+    {"kube_api_content_type", test_cli__kube_api_content_type},
     CU_TEST_INFO_NULL,
 };
 

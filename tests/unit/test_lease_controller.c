@@ -8,6 +8,7 @@
 #include "../../client/agent/lease_internal.h"
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
 #include <nodelet/time.h>
 
 #include <pthread.h>
@@ -1267,6 +1268,255 @@ static int restore_logs(void)
 	return 0;
 }
 
+/* --- the protobuf update (update_lease_protobuf) ---------------------------------- */
+
+/* Every body the protobuf update was given, as bytes. */
+static struct {
+	nl_buf body[MAX_REQUESTS];
+	size_t n;
+} pb_sent;
+
+static nl_buf pb_encode(json_object *obj)
+{
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	CU_ASSERT_EQUAL_FATAL(nl_pb_encode_object(&b, obj), 0);
+	return b;
+}
+
+/* The fake API spoken in protobuf, as a kube-apiserver would: the body
+ * decoded, the answer encoded. */
+static int fake_update_lease_protobuf(char **out, size_t *out_len, int *out_protobuf,
+                                      nl_status **status, const char *ns, const char *name,
+                                      const void *body, size_t len, void *payload)
+{
+	json_object *lease = NULL, *answer = NULL;
+	nl_err err = {0};
+	CU_ASSERT_FATAL(pb_sent.n < MAX_REQUESTS);
+	nl_buf_init(&pb_sent.body[pb_sent.n], 0);
+	CU_ASSERT_EQUAL_FATAL(nl_buf_add(&pb_sent.body[pb_sent.n++], body, len), 0);
+	CU_ASSERT_EQUAL_FATAL(nl_pb_decode_object(&lease, NULL, body, len, &err), 0);
+	CU_ASSERT_STRING_EQUAL(name, "foo");
+	int rc = fake_update_lease(&answer, status, ns, lease, payload);
+	json_object_put(lease);
+	if (rc == 0) {
+		nl_buf b = pb_encode(answer);
+		*out = nl_buf_detach(&b, out_len);
+		*out_protobuf = 1;
+		nl_buf_free(&b);
+		json_object_put(answer);
+	}
+	return rc;
+}
+
+static void pb_sent_clear(void)
+{
+	for (size_t i = 0; i < pb_sent.n; i++)
+		nl_buf_free(&pb_sent.body[i]);
+	pb_sent.n = 0;
+}
+
+static void fixture_init_protobuf(fixture *x)
+{
+	nl_lease_controller_options o = {0};
+
+	fixture_init(x, 40);
+	nl_lease_controller_free(x->lc);
+	o.clock = x->clock;
+	o.ops = &x->ops;
+	o.node_name = "foo";
+	o.on_repeated_heartbeat_failure = count_hook;
+	o.hook_payload = &x->api;
+	o.jitter_seed = 1234;
+	o.update_lease_protobuf = fake_update_lease_protobuf;
+	CU_ASSERT_EQUAL_FATAL(nl_lease_controller_new(&x->lc, &o), 0);
+}
+
+/* The story of the text test, told to a protobuf controller: every UPDATE
+ * goes through the protobuf update, and its bytes are exactly
+ * nl_pb_encode_object of the body the tree controller sends at the same
+ * step (renewTime with microseconds, the changed duration included). */
+static void test_lease_controller__protobuf_renewal_bytes_equal_encoder(void)
+{
+	fixture a, b;
+
+	pb_sent_clear();
+	fixture_init(&a, 40);
+	fixture_init_protobuf(&b);
+	nl_clock_advance(a.clock, 123457);
+	nl_clock_advance(b.clock, 123457);
+	run_story(&a);
+	run_story(&b);
+	assert_trace(&b.api, "GET lease 404, GET node 200, CREATE lease 201, UPDATE lease 200, "
+	                     "UPDATE lease 409, GET lease 200, UPDATE lease 200, UPDATE lease 200");
+	CU_ASSERT_EQUAL_FATAL(a.api.nreqs, b.api.nreqs);
+	size_t k = 0;
+	for (size_t i = 0; i < a.api.nreqs; i++) {
+		CU_ASSERT_EQUAL(a.api.reqs[i].kind, b.api.reqs[i].kind);
+		CU_ASSERT_EQUAL(a.api.reqs[i].rc, b.api.reqs[i].rc);
+		if (a.api.reqs[i].kind != UPDATE_LEASE)
+			continue;
+		CU_ASSERT_FATAL(k < pb_sent.n);
+		nl_buf want = pb_encode(a.api.reqs[i].body);
+		CU_ASSERT_EQUAL(pb_sent.body[k].len, want.len);
+		CU_ASSERT(pb_sent.body[k].len == want.len &&
+		          memcmp(pb_sent.body[k].data, want.data, want.len) == 0);
+		nl_buf_free(&want);
+		k++;
+	}
+	CU_ASSERT_EQUAL(k, pb_sent.n); /* no UPDATE went another way */
+	CU_ASSERT_EQUAL(k, 4);
+	/* The same cached lease, as protobuf says it (decoding writes the JSON
+	 * kube-apiserver would, so compare the encodings, not the trees). */
+	nl_buf la = pb_encode(nl_lease_controller_latest(a.lc)),
+	       lb = pb_encode(nl_lease_controller_latest(b.lc));
+	CU_ASSERT(la.len == lb.len && memcmp(la.data, lb.data, la.len) == 0);
+	nl_buf_free(&la);
+	nl_buf_free(&lb);
+	CU_ASSERT_STRING_EQUAL(nl_meta_resource_version(nl_lease_controller_latest(b.lc)), "5");
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	    nl_json_get_string(nl_lease_controller_latest(b.lc), "spec.renewTime"), ".123457Z"));
+	pb_sent_clear();
+	fixture_free(&a);
+	fixture_free(&b);
+}
+
+/* The splice itself: the renewed bytes equal the encoder's for the renewed
+ * Lease, whatever the varint lengths do (a long holder identity pushes the
+ * Lease past 127 bytes, so its length prefix grows); an unusual lease is
+ * left to the tree path. */
+static void test_lease_controller__protobuf_splice_equals_encoder(void)
+{
+	static const char *const before =
+	    "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\",\"metadata\":{\"name\":"
+	    "\"foo\",\"namespace\":\"kube-node-lease\",\"uid\":\"u\",\"resourceVersion\":\"9\","
+	    "\"creationTimestamp\":\"2024-01-01T00:00:00Z\",\"ownerReferences\":[{\"apiVersion\":"
+	    "\"v1\",\"kind\":\"Node\",\"name\":\"foo\",\"uid\":\"n\"}],\"managedFields\":[{"
+	    "\"manager\":"
+	    "\"nodelet\",\"operation\":\"Update\",\"apiVersion\":\"coordination.k8s.io/"
+	    "v1\",\"time\":"
+	    "\"2024-01-01T00:00:00Z\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:spec\":{}}}]},"
+	    "\"spec\":{\"holderIdentity\":\"%s\",\"leaseDurationSeconds\":40,\"renewTime\":"
+	    "\"2024-01-01T00:00:01.000000Z\"}}";
+	static const char *const holders[] = {"foo", "a-holder-identity-long-enough-to-move-the-"
+	                                             "length-prefixes-past-one-byte-"
+	                                             "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"};
+	for (size_t h = 0; h < 2; h++) {
+		char text[2048];
+		snprintf(text, sizeof(text), before, holders[h]);
+		json_object *lease = nl_test_json(text);
+		nl_buf base = pb_encode(lease);
+		int64_t renew;
+		CU_ASSERT_EQUAL_FATAL(nl_time_parse_micro(&renew, "2024-06-01T12:34:56.789012Z"),
+		                      0);
+		char *out = NULL;
+		size_t out_len = 0;
+		CU_ASSERT_EQUAL_FATAL(
+		    nl__lease_splice_protobuf(&out, &out_len, base.data, base.len, 3600, renew), 0);
+		json_object *spec = json_object_object_get(lease, "spec");
+		json_object_object_add(spec, "leaseDurationSeconds", json_object_new_int(3600));
+		json_object_object_add(spec, "renewTime",
+		                       json_object_new_string("2024-06-01T12:34:56.789012Z"));
+		nl_buf want = pb_encode(lease);
+		CU_ASSERT_EQUAL(out_len, want.len);
+		CU_ASSERT(out_len == want.len && memcmp(out, want.data, want.len) == 0);
+		char rv[16];
+		nl__lease_protobuf_resource_version(rv, sizeof(rv), out, out_len);
+		CU_ASSERT_STRING_EQUAL(rv, "9");
+		free(out);
+		nl_buf_free(&want);
+		nl_buf_free(&base);
+		json_object_put(lease);
+	}
+	/* No ownerReference, no renewTime, not protobuf: the tree path's. */
+	static const char *const unusual[] = {
+	    "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\",\"metadata\":{\"name\":"
+	    "\"foo\"},\"spec\":{\"leaseDurationSeconds\":40,\"renewTime\":\"2024-01-01T00:00:01."
+	    "000000Z\"}}",
+	    "{\"kind\":\"Lease\",\"apiVersion\":\"coordination.k8s.io/v1\",\"metadata\":{\"name\":"
+	    "\"foo\",\"ownerReferences\":[{\"name\":\"foo\"}]},\"spec\":{\"leaseDurationSeconds\":"
+	    "40}}",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		json_object *lease = nl_test_json(unusual[i]);
+		nl_buf base = pb_encode(lease);
+		char *out = NULL;
+		size_t out_len = 0;
+		CU_ASSERT_EQUAL(
+		    nl__lease_splice_protobuf(&out, &out_len, base.data, base.len, 40, 1),
+		    NL_ENOTFOUND);
+		CU_ASSERT_PTR_NULL(out);
+		nl_buf_free(&base);
+		json_object_put(lease);
+	}
+	char *out = NULL;
+	size_t out_len = 0;
+	CU_ASSERT_EQUAL(nl__lease_splice_protobuf(&out, &out_len, "{}", 2, 40, 1), NL_ENOTFOUND);
+	CU_ASSERT_FALSE(nl__lease_protobuf_is_object("k8s", 3));
+}
+
+/* A server answering JSON to the protobuf update: the answer is converted
+ * once and the next renewal splices again. */
+static int json_answer_update(char **out, size_t *out_len, int *out_protobuf, nl_status **status,
+                              const char *ns, const char *name, const void *body, size_t len,
+                              void *payload)
+{
+	int rc = fake_update_lease_protobuf(out, out_len, out_protobuf, status, ns, name, body, len,
+	                                    payload);
+	if (rc == 0) {
+		json_object *tree = NULL;
+		CU_ASSERT_EQUAL_FATAL(nl_pb_decode_object(&tree, NULL, *out, *out_len, NULL), 0);
+		free(*out);
+		size_t n;
+		const char *text = nl_json_compact(tree, &n);
+		*out = strdup(text);
+		*out_len = n;
+		*out_protobuf = 0;
+		json_object_put(tree);
+	}
+	return rc;
+}
+
+/* An unusual cached lease (no renewTime) renews through the tree, still in
+ * protobuf and with the encoder's bytes. */
+static void test_lease_controller__protobuf_tree_fallback_and_json_answer(void)
+{
+	fixture x;
+	pb_sent_clear();
+	fixture_init_protobuf(&x);
+	fake_add_node(&x.api);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0); /* creates */
+	json_object *cached = nl_lease_controller_latest(x.lc), *copy = NULL;
+	CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(cached, &copy, NULL), 0);
+	json_object_object_del(json_object_object_get(copy, "spec"), "renewTime");
+	nl__lease_set_latest(x.lc, copy);
+	nl_clock_advance(x.clock, 10 * SEC);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	CU_ASSERT_EQUAL_FATAL(pb_sent.n, 1);
+	nl_buf want = pb_encode(last_body(&x));
+	CU_ASSERT(pb_sent.body[0].len == want.len &&
+	          memcmp(pb_sent.body[0].data, want.data, want.len) == 0);
+	nl_buf_free(&want);
+	pb_sent_clear();
+	nl_lease_controller_free(x.lc);
+
+	nl_lease_controller_options o = {0};
+	o.clock = x.clock;
+	o.ops = &x.ops;
+	o.node_name = "foo";
+	o.update_lease_protobuf = json_answer_update;
+	CU_ASSERT_EQUAL_FATAL(nl_lease_controller_new(&x.lc, &o), 0);
+	nl_clock_advance(x.clock, 10 * SEC);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0); /* GET, UPDATE (JSON answer) */
+	nl_clock_advance(x.clock, 10 * SEC);
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0); /* from the converted cache */
+	CU_ASSERT_EQUAL(pb_sent.n, 2);
+	CU_ASSERT_STRING_EQUAL(nl_meta_resource_version(nl_lease_controller_latest(x.lc)),
+	                       nl_meta_resource_version(x.api.lease));
+	pb_sent_clear();
+	fixture_free(&x);
+}
+
 static CU_TestInfo lease_tests[] = {
     {"new_lease_nil_base_without_node", test_lease_controller__new_lease_nil_base_without_node},
     {"new_lease_nil_base_with_node", test_lease_controller__new_lease_nil_base_with_node},
@@ -1321,6 +1571,11 @@ static CU_TestInfo lease_tests[] = {
      test_lease_controller__text_answer_must_be_one_json_object},
     {"text_base_of_unusual_shape_renews_like_json_c_reads_it",
      test_lease_controller__text_base_of_unusual_shape_renews_like_json_c_reads_it},
+    {"protobuf_renewal_bytes_equal_encoder",
+     test_lease_controller__protobuf_renewal_bytes_equal_encoder},
+    {"protobuf_splice_equals_encoder", test_lease_controller__protobuf_splice_equals_encoder},
+    {"protobuf_tree_fallback_and_json_answer",
+     test_lease_controller__protobuf_tree_fallback_and_json_answer},
     CU_TEST_INFO_NULL,
 };
 

@@ -311,7 +311,8 @@ static void test_nodelet_config__copy_equal_and_json_round_trip(void)
 	    j, "{\"apiVersion\":\"nodelet.io/v1alpha1\",\"kind\":\"NodeletConfiguration\","
 	       "\"leaseDurationSeconds\":9,\"nodeStatusReportFrequency\":\"1m30s\","
 	       "\"nodeLabels\":{\"a\":\"b\"},\"registerWithTaints\":[{\"key\":\"k\","
-	       "\"effect\":\"NoSchedule\"}],\"logVerbosity\":0,\"registerNode\":true}");
+	       "\"effect\":\"NoSchedule\"}],\"logVerbosity\":0,\"registerNode\":true,"
+	       "\"contentType\":\"application/vnd.kubernetes.protobuf\"}");
 	const char *text = json_object_to_json_string(j);
 	CU_ASSERT_EQUAL(nl_nodelet_config_parse(&c, text, strlen(text), "<json>", NULL), 0);
 	CU_ASSERT_TRUE(c && nl_nodelet_config_equal(a, c));
@@ -355,6 +356,46 @@ static void test_nodelet_config__go_durations(void)
 	CU_ASSERT_EQUAL(nl_duration_parse(&v, "2562048h"), NL_ETOOBIG);
 }
 
+/* contentType: kubelet's field and flag; protobuf unless set, JSON the one
+ * other value, anything else refused by the decoder and by the flag. */
+static void test_nodelet_config__content_type(void)
+{
+	nl_nodelet_config *c = parse_ok(HEAD);
+	nl_err err = {0};
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->content_type, NL_CONTENT_PROTOBUF);
+	CU_ASSERT_FALSE(c->set & NL_NC_CONTENT_TYPE);
+	nl_nodelet_config_free(c);
+	c = parse_ok(HEAD "contentType: application/json\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->content_type, NL_CONTENT_JSON);
+	CU_ASSERT_TRUE(c->set & NL_NC_CONTENT_TYPE);
+	json_object *j = nl_nodelet_config_to_json(c);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(j, "contentType")),
+	                       "application/json");
+	json_object_put(j);
+	nl_nodelet_config *flags = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_nodelet_config_new(&flags), 0);
+	CU_ASSERT_EQUAL(nl_nodelet_config_parse_content_type_flag(
+	                    flags, "application/vnd.kubernetes.protobuf", &err),
+	                0);
+	CU_ASSERT_EQUAL(nl_nodelet_config_apply_flags(c, flags), 0);
+	CU_ASSERT_EQUAL(c->content_type, NL_CONTENT_PROTOBUF);
+	CU_ASSERT_EQUAL(nl_nodelet_config_parse_content_type_flag(flags, "application/yaml", &err),
+	                NL_EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "unsupported content type \"application/yaml\": must be "
+	                                "\"application/vnd.kubernetes.protobuf\" or "
+	                                "\"application/json\"");
+	nl_nodelet_config_free(flags);
+	nl_nodelet_config_free(c);
+	parse_fails(HEAD "contentType: application/cbor\n", NL_EPARSE,
+	            "test.yaml: contentType: Unsupported value: \"application/cbor\": supported "
+	            "values: \"application/vnd.kubernetes.protobuf\", \"application/json\"");
+	parse_fails(HEAD "contentType: 1\n", NL_EPARSE,
+	            "test.yaml: json: cannot unmarshal number into Go struct field "
+	            "NodeletConfiguration.contentType of type string");
+}
+
 static CU_TestInfo tests[] = {
     {"defaults_when_absent", test_nodelet_config__defaults_when_absent},
     {"example_fixture_loads_and_validates",
@@ -375,6 +416,7 @@ static CU_TestInfo tests[] = {
     {"flag_values_parse_as_kubelet", test_nodelet_config__flag_values_parse_as_kubelet},
     {"copy_equal_and_json_round_trip", test_nodelet_config__copy_equal_and_json_round_trip},
     {"go_durations", test_nodelet_config__go_durations},
+    {"content_type", test_nodelet_config__content_type},
     CU_TEST_INFO_NULL,
 };
 

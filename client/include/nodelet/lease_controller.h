@@ -76,6 +76,20 @@ typedef struct {
 	 * so that positional initializers of the ops stay complete.) */
 	int (*update_lease_text)(char **out, size_t *out_len, nl_status **status, const char *ns,
 	                         const char *name, const char *body, size_t len, void *payload);
+	/* Optional, protobuf (application/vnd.kubernetes.protobuf): UPDATE with
+	 * the lease as an enveloped protobuf Lease (nl_pb_encode_object's
+	 * bytes, len, borrowed) to `name`; on success *out is the answer's
+	 * body, malloc'd, *out_len bytes, and *out_protobuf says whether it is
+	 * protobuf (1) or JSON text (0: a server that answered in JSON). When
+	 * set, it replaces update_lease_text and ops->update_lease for every
+	 * UPDATE: the controller keeps its cached lease as protobuf bytes and a
+	 * renewal writes the two new spec fields into them (no json-c tree,
+	 * nl_lease_ops_init's nl_lease_update_protobuf on a real client). Codes
+	 * as ops->update_lease; an answer that is no enveloped object is
+	 * NL_EPARSE. */
+	int (*update_lease_protobuf)(char **out, size_t *out_len, int *out_protobuf,
+	                             nl_status **status, const char *ns, const char *name,
+	                             const void *body, size_t len, void *payload);
 } nl_lease_controller_options;
 
 typedef struct nl_lease_controller nl_lease_controller;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "client.h"
 #include "duration.h"
 #include "errors.h"
 
@@ -42,6 +43,7 @@ enum {
 	NL_NC_REGISTER_WITH_TAINTS = 1u << 3,
 	NL_NC_LOG_VERBOSITY = 1u << 4,
 	NL_NC_REGISTER_NODE = 1u << 5,
+	NL_NC_CONTENT_TYPE = 1u << 6,
 };
 
 typedef struct {
@@ -60,7 +62,12 @@ typedef struct {
 	int64_t node_status_report_frequency_usec; /* nodeStatusReportFrequency, default 5m */
 	int32_t log_verbosity;                     /* logVerbosity, default 0 */
 	int register_node;                         /* registerNode, default true */
-	nl_label *node_labels;                     /* nodeLabels, in document order */
+	/* contentType (kubelet's KubeletConfiguration field and its
+	 * --kube-api-content-type flag): "application/vnd.kubernetes.protobuf"
+	 * (the default) or "application/json". Read when the agent makes its
+	 * client; a dynamic config change takes effect at the next start. */
+	nl_content_type content_type;
+	nl_label *node_labels; /* nodeLabels, in document order */
 	size_t n_node_labels;
 	nl_taint *register_with_taints; /* registerWithTaints */
 	size_t n_register_with_taints;
@@ -104,6 +111,11 @@ json_object *nl_nodelet_config_to_json(const nl_nodelet_config *c);
 
 /* --- values of the agent's flags ------------------------------------------ */
 
+/* `--kube-api-content-type TYPE`: "application/vnd.kubernetes.protobuf" or
+ * "application/json", marked set. NL_EINVAL with a message for anything
+ * else (kubelet passes other values to client-go unchecked; nodelet speaks
+ * only these two). */
+int nl_nodelet_config_parse_content_type_flag(nl_nodelet_config *c, const char *value, nl_err *err);
 /* `--node-labels k=v,k2=v2` (kubelet's mapStringString): replaces the
  * labels and marks them set. NL_EINVAL with a message for an item without
  * '='; keys and values are checked by nl_nodelet_config_validate. */
