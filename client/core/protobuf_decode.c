@@ -43,6 +43,15 @@ typedef struct {
 	const unsigned char *p, *end;
 } reader;
 
+/* A reader over n bytes at p; p may be NULL when n is 0 (an empty field
+ * has no bytes to point at, and NULL + 0 is undefined in C). */
+static reader reader_over(const void *p, size_t n)
+{
+	const unsigned char *b = p ? p : (const unsigned char *)"";
+	reader r = {b, b + n};
+	return r;
+}
+
 static int fail(dctx *c, const char *msg)
 {
 	if (c->err && !c->err->code)
@@ -192,7 +201,7 @@ static json_object *new_string(dctx *c, const unsigned char *p, size_t n)
  * microseconds. The zero time is JSON null, as Go writes it. */
 static int decode_time(dctx *c, const unsigned char *p, size_t n, int micro, json_object **out)
 {
-	reader r = {p, p + n};
+	reader r = reader_over(p, n);
 	int64_t sec = 0, nanos = 0;
 	int any = 0;
 	while (r.p < r.end) {
@@ -253,7 +262,7 @@ static int decode_time(dctx *c, const unsigned char *p, size_t n, int micro, jso
 static int decode_map_entry(dctx *c, const nl_field *f, const unsigned char *p, size_t n,
                             json_object *m)
 {
-	reader r = {p, p + n};
+	reader r = reader_over(p, n);
 	const unsigned char *k = (const unsigned char *)"", *v = NULL;
 	size_t klen = 0, vlen = 0;
 	while (r.p < r.end) {
@@ -317,7 +326,7 @@ static int decode_map_entry(dctx *c, const nl_field *f, const unsigned char *p, 
 /* FieldsV1 / RawExtension {raw = 1}: the JSON text held in raw. */
 static int decode_raw(dctx *c, const unsigned char *p, size_t n, json_object **out)
 {
-	reader r = {p, p + n};
+	reader r = reader_over(p, n);
 	const unsigned char *raw = NULL;
 	size_t rn = 0;
 	while (r.p < r.end) {
@@ -524,7 +533,7 @@ static int decode_struct(dctx *c, const nl_schema *s, const unsigned char *p, si
                          json_object **out)
 {
 	slot slots[MAX_FIELDS];
-	reader r = {p, p + n};
+	reader r = reader_over(p, n);
 	json_object *res = NULL;
 	int rc = 0;
 
@@ -621,7 +630,7 @@ static void copy_cut(char *dst, size_t size, const unsigned char *p, size_t n)
 static int decode_unknown(dctx *c, nl_pb_type *t, const unsigned char **raw, size_t *rawn,
                           const unsigned char *p, size_t n)
 {
-	reader r = {p, p + n};
+	reader r = reader_over(p, n);
 	*raw = NULL;
 	*rawn = 0;
 	while (r.p < r.end) {
@@ -773,7 +782,7 @@ int nl_pb_decode_watch_event(char *type, size_t size, json_object **obj, const v
                              size_t len, nl_err *err)
 {
 	dctx c = {err, 0, 0};
-	reader r = {data, (const unsigned char *)data + len};
+	reader r = reader_over(data, len);
 	const unsigned char *tp = (const unsigned char *)"", *op = NULL;
 	size_t tn = 0, on = 0;
 	if (err)
