@@ -344,6 +344,29 @@ static void test_negotiation__router_answers_protobuf(void)
 	    "default");
 	json_object_put(list);
 	mock_response_free(&r);
+	/* The same answer again (from the thread's last encoding), then a
+	 * changed object: the cache is keyed by content, never stale. */
+	extra json_in = {NULL, "application/json", NULL, NULL};
+	call(&r, "POST", "/api/v1/namespaces/default/configmaps",
+	     "{\"metadata\":{\"name\":\"poll\"},\"data\":{\"v\":\"1\"}}", &json_in);
+	CU_ASSERT_EQUAL(r.code, 201);
+	mock_response_free(&r);
+	mock_response again;
+	call(&r, "GET", "/api/v1/namespaces/default/configmaps/poll", NULL, &pb_out);
+	call(&again, "GET", "/api/v1/namespaces/default/configmaps/poll", NULL, &pb_out);
+	CU_ASSERT_EQUAL(r.body.len, again.body.len);
+	CU_ASSERT_EQUAL(memcmp(r.body.data, again.body.data, r.body.len), 0);
+	mock_response_free(&r);
+	mock_response_free(&again);
+	call(&r, "PUT", "/api/v1/namespaces/default/configmaps/poll",
+	     "{\"metadata\":{\"name\":\"poll\"},\"data\":{\"v\":\"2\"}}", &json_in);
+	CU_ASSERT_EQUAL(r.code, 200);
+	mock_response_free(&r);
+	call(&r, "GET", "/api/v1/namespaces/default/configmaps/poll", NULL, &pb_out);
+	json_object *poll = pb_answer(&r);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(poll, "data.v"), "2");
+	json_object_put(poll);
+	mock_response_free(&r);
 	/* Errors are protobuf Statuses with their details. */
 	call(&r, "GET", "/api/v1/namespaces/default/configmaps/missing", NULL, &pb_out);
 	assert_pb_status(&r, 404, "NotFound", "configmaps \"missing\" not found");
