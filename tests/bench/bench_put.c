@@ -12,7 +12,12 @@
  * would. --update tree goes through json-c instead (nl_api_update_async,
  * the typed interface): the answer parsed, the tree kept and serialized.
  *
- * bench_put URL NAMESPACE PREFIX LEASES INFLIGHT SECONDS [--update text|tree]
+ * --update protobuf sends the same Lease as the text update, encoded with
+ * nl_pb_encode_object, and asks for a protobuf answer, whose
+ * resourceVersion it decodes: the wire kubelet uses.
+ *
+ * bench_put URL NAMESPACE PREFIX LEASES INFLIGHT SECONDS
+ *           [--update text|tree|protobuf]
  * Prints updates, updates_per_s, p50_ms, p99_ms, conflicts, failures and the
  * load generator's own CPU time. */
 #include <curl/curl.h>
@@ -20,6 +25,7 @@
 #include <nodelet/api.h>
 #include <nodelet/client.h>
 #include <nodelet/loop.h>
+#include <nodelet/protobuf.h>
 #include <nodelet/time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +57,7 @@ struct put_bench {
 	json_object **leases; /* our latest copy of each Lease (tree) */
 	put_text *texts;      /* what the text update needs of each Lease */
 	int tree;
+	int protobuf; /* the text update's Lease sent and answered as protobuf */
 	size_t nleases, inflight, active;
 	int64_t deadline;
 	long updates, conflicts, failures;
@@ -108,12 +115,27 @@ static int answer_rv(char rv[32], const char *body)
 	return 0;
 }
 
+/* The resourceVersion of a protobuf Lease answer into rv. */
+static int answer_rv_pb(char *rv, const nl_response *resp)
+{
+	json_object *o = NULL;
+	if (strcmp(resp->content_type, NL_PB_CONTENT_TYPE) != 0 ||
+	    nl_pb_decode_object(&o, NULL, resp->body, resp->body_len, NULL) != 0)
+		return -1;
+	const char *v = json_object_get_string(
+	    json_object_object_get(json_object_object_get(o, "metadata"), "resourceVersion"));
+	int rc = v && strlen(v) < 32 ? (strcpy(rv, v), 0) : -1;
+	json_object_put(o);
+	return rc;
+}
+
 static void on_text_done(nl_response *resp, const nl_result *res, void *payload)
 {
 	put_slot *s = payload;
 	put_bench *b = s->b;
+	char *rv = b->texts[s->current].rv;
 	if (resp && resp->http_status == 200 &&
-	    answer_rv(b->texts[s->current].rv, resp->body) == 0) {
+	    (b->protobuf ? answer_rv_pb(rv, resp) : answer_rv(rv, resp->body)) == 0) {
 		b->updates++;
 		record(b, (double)(bench_now_ns() - s->sent_ns) / 1e6);
 	} else if (res->code == NL_ECONFLICT) {
@@ -147,8 +169,25 @@ static int send_text(put_bench *b, put_slot *s)
 	                  .group = nl_resource_leases.group,
 	                  .resource = nl_resource_leases.resource,
 	                  .name = t->name};
+	nl_buf pb;
+	nl_buf_init(&pb, 0);
+	if (b->protobuf) {
+		json_object *o = json_tokener_parse(body);
+		int rc = o ? nl_pb_encode_object(&pb, o) : -1;
+		json_object_put(o);
+		if (rc != 0) {
+			nl_buf_free(&pb);
+			return -1;
+		}
+		req.body = pb.data;
+		req.body_len = pb.len;
+		req.content_type = NL_PB_CONTENT_TYPE;
+		req.accept = NL_PB_CONTENT_TYPE;
+	}
 	s->sent_ns = bench_now_ns();
-	return nl_client_send(NULL, b->client, &req, on_text_done, s);
+	int rc = nl_client_send(NULL, b->client, &req, on_text_done, s);
+	nl_buf_free(&pb);
+	return rc;
 }
 
 static int send_tree(put_bench *b, put_slot *s)
@@ -251,10 +290,12 @@ int main(int argc, char **argv)
 	    argc == 9 && strcmp(argv[7], "--update") == 0 && strcmp(argv[8], "tree") == 0;
 	int text_flag =
 	    argc == 9 && strcmp(argv[7], "--update") == 0 && strcmp(argv[8], "text") == 0;
-	if (argc != 7 && !tree_flag && !text_flag)
+	int pb_flag =
+	    argc == 9 && strcmp(argv[7], "--update") == 0 && strcmp(argv[8], "protobuf") == 0;
+	if (argc != 7 && !tree_flag && !text_flag && !pb_flag)
 		bench_die("usage: bench_put URL NAMESPACE PREFIX LEASES INFLIGHT SECONDS "
-		          "[--update text|tree]");
-	put_bench b = {.ns = argv[2], .prefix = argv[3], .tree = tree_flag};
+		          "[--update text|tree|protobuf]");
+	put_bench b = {.ns = argv[2], .prefix = argv[3], .tree = tree_flag, .protobuf = pb_flag};
 	b.nleases = (size_t)atol(argv[4]);
 	b.inflight = (size_t)atol(argv[5]);
 	double seconds = atof(argv[6]);
@@ -306,9 +347,11 @@ int main(int argc, char **argv)
 
 	printf("update=%s updates=%ld seconds=%.2f updates_per_s=%.0f p50_ms=%.2f p99_ms=%.2f "
 	       "conflicts=%ld failures=%ld client_cpu_pct=%.0f\n",
-	       b.tree ? "tree" : "text", b.updates, secs, (double)b.updates / secs,
-	       bench_percentile(b.lat_ms, b.nlat, 50), bench_percentile(b.lat_ms, b.nlat, 99),
-	       b.conflicts, b.failures, 100.0 * cpu / secs);
+	       b.tree       ? "tree"
+	       : b.protobuf ? "protobuf"
+	                    : "text",
+	       b.updates, secs, (double)b.updates / secs, bench_percentile(b.lat_ms, b.nlat, 50),
+	       bench_percentile(b.lat_ms, b.nlat, 99), b.conflicts, b.failures, 100.0 * cpu / secs);
 	for (size_t k = 0; k < b.nleases; k++)
 		json_object_put(b.leases[k]);
 	free(b.leases);

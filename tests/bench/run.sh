@@ -171,11 +171,13 @@ cpu_ticks() {
 # wrk_p50, wrk_p99 (ms) and, given the server's PID, wrk_cpu_us: the server's
 # CPU time per request, which the machine's other load disturbs less than
 # requests/s. A run with errors or non-2xx answers fails.
+wrk_header= # an extra request header for wrk_run ("Accept: ..."), or empty
 wrk_run() {
-	local log=$tmp/wrk.log c0=0
+	local log=$tmp/wrk.log c0=0 hdr=()
 	wrk_rps=0 wrk_p50=0 wrk_p99=0 wrk_cpu_us=
+	[ -n "$wrk_header" ] && hdr=(-H "$wrk_header")
 	[ -n "${2:-}" ] && c0=$(cpu_ticks "$2")
-	if ! wrk -t2 -c64 -d"${duration}s" --latency "$1" >"$log" 2>&1; then
+	if ! wrk -t2 -c64 -d"${duration}s" --latency "${hdr[@]}" "$1" >"$log" 2>&1; then
 		fail "wrk $1: $(head -c 300 "$log")"
 		return 1
 	fi
@@ -270,6 +272,7 @@ bench_get() {
 		"bare MHD ($best_mode) $am req/s, $ac µs; nginx ${nm:-not installed} req/s, ${nc:--} µs" \
 		"$(ratio "$mm" "$am")× MHD, $(ratio "$mm" "$nm")× nginx (CPU/request $(ratio "$mc" "$ac")× MHD)" \
 		"≥ 0.9× MHD: $(met "$mm >= 0.9 * $am")"
+	bench_get_protobuf "$m_url$obj" "$m_pid"
 	details+=("### 1. GET one Lease
 
 Bare libmicrohttpd threading modes (one run each, ${duration} s):$(echo "$mode_figures" | tr ';' '\n' | awk 'NF == 3 { printf "\n- %s: %s req/s, %s µs CPU/request", $1, $2, $3 }')
@@ -309,6 +312,47 @@ Requests/s per round (server CPU time per request in parentheses; wrk runs on th
 	stop_pid "$m_pid"
 	stop_pid "$a_pid"
 	[ $have_nginx = 1 ] && stop_pid "$nginx_pid"
+}
+
+# 1b. The same GET as protobuf (what kubelet and kubectl's typed clients
+#     ask for), interleaved with the JSON GET: the anchor is the mock's own
+#     JSON answer to the same object. Then the bytes of one renewal (PUT body
+#     and answer) in each encoding, from the same Lease.
+bench_get_protobuf() { # URL PID
+	local url=$1 pid=$2 r j_rps='' p_rps='' j_cpu='' p_cpu='' jm pm jc pc
+	for r in $(seq 1 "$rounds"); do
+		wrk_header='Accept: application/json' wrk_run "$url" "$pid" &&
+			j_rps="$j_rps $wrk_rps" j_cpu="$j_cpu $wrk_cpu_us"
+		wrk_header='Accept: application/vnd.kubernetes.protobuf,application/json' wrk_run "$url" "$pid" &&
+			p_rps="$p_rps $wrk_rps" p_cpu="$p_cpu $wrk_cpu_us"
+	done
+	jm=$(echo "$j_rps" | median) pm=$(echo "$p_rps" | median)
+	jc=$(echo "$j_cpu" | median) pc=$(echo "$p_cpu" | median)
+	say "   protobuf GET: $pm req/s ($pc µs CPU) vs JSON $jm req/s ($jc µs); $(ratio "$pm" "$jm")×"
+	row 1b "GET one Lease as protobuf, same object, wrk 2 threads/64 conns" \
+		"$pm req/s; $pc µs CPU/request" "JSON GET $jm req/s, $jc µs" \
+		"$(ratio "$pm" "$jm")× JSON (CPU/request $(ratio "$pc" "$jc")×)" \
+		"≥ 0.9× JSON: $(met "$pm >= 0.9 * $jm")"
+	# One renewal's bytes: the Lease as the server last sent it goes back
+	# with a new renewTime (the agent's splice), and the answer comes back.
+	local jb pb ju jd pu pd pbt=application/vnd.kubernetes.protobuf
+	curl -sf -o "$tmp/renew.json" -H 'Accept: application/json' "$url" &&
+		curl -sf -o "$tmp/renew.pb" -H "Accept: $pbt" "$url" || {
+		fail "cannot read the Lease for the renewal bytes"
+		return
+	}
+	read -r ju jd < <(curl -sf -o /dev/null -w '%{size_upload} %{size_download}\n' -X PUT \
+		-H 'Content-Type: application/json' -H 'Accept: application/json' \
+		--data-binary @"$tmp/renew.json" "$url")
+	# The protobuf PUT goes from the JSON PUT's answer's resourceVersion.
+	curl -sf -o "$tmp/renew.pb" -H "Accept: $pbt" "$url"
+	read -r pu pd < <(curl -sf -o /dev/null -w '%{size_upload} %{size_download}\n' -X PUT \
+		-H "Content-Type: $pbt" -H "Accept: $pbt" --data-binary @"$tmp/renew.pb" "$url")
+	jb=$((${ju:-0} + ${jd:-0})) pb=$((${pu:-0} + ${pd:-0}))
+	say "   renewal bytes: JSON $ju up + $jd down = $jb, protobuf $pu + $pd = $pb"
+	row 1c "bytes of one Lease renewal on the wire (PUT body + answer)" \
+		"protobuf $pu + $pd = $pb B" "JSON $ju + $jd = $jb B" "$(ratio "$pb" "$jb")×" \
+		"≤ 0.6× JSON: $(met "$pb <= 0.6 * $jb")"
 }
 
 # ---------------------------------------------------------------------------
@@ -420,9 +464,10 @@ Each writer: GET, increment \`data.counter\`, PUT with the resourceVersion read;
 bench_put() {
 	say "== 2. Optimistic PUT over 1,000 Leases (${put_seconds} s per run)"
 	local run threads inflight update res put_rows='' last='' c0 c1 cpu m_pid='' m_url cur=''
+	local last_pb='' last_pb_cpu=''
 	# threads:in-flight:client. The last run gives the mock one worker: two
 	# workers and the load generator are three busy threads on two cores.
-	for run in 2:1:text 2:16:text 2:64:text 2:64:tree 1:64:text; do
+	for run in 2:1:text 2:16:text 2:64:text 2:64:protobuf 2:64:tree 1:64:text; do
 		threads=${run%%:*} update=${run##*:} inflight=${run#*:} inflight=${inflight%:*}
 		if [ "$threads" != "$cur" ]; then
 			[ -z "$m_pid" ] || stop_pid "$m_pid"
@@ -450,6 +495,7 @@ bench_put() {
 		put_rows="$put_rows
 | $threads | $inflight | $update | $(echo "$res" | field updates_per_s) | $(echo "$res" | field p50_ms) | $(echo "$res" | field p99_ms) | $cpu | $(echo "$res" | field client_cpu_pct) | $(echo "$res" | field conflicts) |"
 		[ "$run" != 2:64:text ] || { last=$res last_cpu=$cpu; }
+		[ "$run" != 2:64:protobuf ] || { last_pb=$res last_pb_cpu=$cpu; }
 	done
 	stop_pid "$m_pid"
 	[ -n "$last" ] || return
@@ -463,6 +509,14 @@ bench_put() {
 	else
 		row 2 "optimistic PUT (no GET), 1,000 Leases, 64 in flight, async client" \
 			"$ups updates/s, p99 $p99 ms" "not measured (run with get)" "—" "p99 < 5 ms: $(met "$p99 < 5")"
+	fi
+	if [ -n "$last_pb" ]; then
+		local pups
+		pups=$(echo "$last_pb" | field updates_per_s)
+		row 2b "optimistic PUT as protobuf, same Leases, 64 in flight" \
+			"$pups updates/s, p99 $(echo "$last_pb" | field p99_ms) ms; $last_pb_cpu µs mock CPU/PUT" \
+			"JSON PUT $ups updates/s, $last_cpu µs" "$(ratio "$pups" "$ups")×" \
+			"≥ 1× JSON: $(met "$pups >= $ups")"
 	fi
 	details+=("### 2. Optimistic PUT
 
