@@ -11,4 +11,4 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config ca-certificates curl \
 	libmicrohttpd-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev libcunit1-dev libgnutls28-dev \
-	valgrind cppcheck clang-format
+	valgrind cppcheck clang-format protobuf-compiler
