@@ -388,7 +388,8 @@ static json_object *gen_time(int micro)
 /* A string of printable and non-ASCII UTF-8 characters, never empty. */
 static json_object *gen_string(void)
 {
-	static const char *const parts[] = {"a", "Z", "9", "-", ".", "/", "é", "日本", " ", "\"", "{"};
+	static const char *const parts[] = {"a", "Z",    "9", "-",  ".", "/",
+	                                    "é", "日本", " ", "\"", "{"};
 	char buf[64] = "";
 	size_t n = 1 + rnd() % 6;
 	for (size_t i = 0; i < n; i++)
@@ -495,7 +496,8 @@ static void test_protobuf__every_field_of_every_kind_round_trips(void)
 			rng_state = seed * 0x9e3779b97f4a7c15ull + k;
 			json_object *o = json_object_new_object();
 			json_object_object_add(o, "kind", json_object_new_string(kinds[k][1]));
-			json_object_object_add(o, "apiVersion", json_object_new_string(kinds[k][0]));
+			json_object_object_add(o, "apiVersion",
+			                       json_object_new_string(kinds[k][0]));
 			json_object *body = gen_struct(s, 0);
 			json_object_object_foreach(body, key, val)
 			{
@@ -507,7 +509,8 @@ static void test_protobuf__every_field_of_every_kind_round_trips(void)
 			nl_err err = {0};
 			nl_buf_init(&b, 0);
 			CU_ASSERT_EQUAL_FATAL(nl_pb_encode_object(&b, o), 0);
-			CU_ASSERT_EQUAL_FATAL(nl_pb_decode_object(&back, NULL, b.data, b.len, &err), 0);
+			CU_ASSERT_EQUAL_FATAL(nl_pb_decode_object(&back, NULL, b.data, b.len, &err),
+			                      0);
 			if (!json_object_equal(o, back))
 				fprintf(stderr, "\n%s seed %" PRIu64 ":\n sent %s\n back %s\n",
 				        kinds[k][1], seed, json_object_to_json_string(o),
@@ -521,8 +524,7 @@ static void test_protobuf__every_field_of_every_kind_round_trips(void)
 }
 
 static CU_TestInfo tests[] = {
-    {"every_field_of_every_kind_round_trips",
-     test_protobuf__every_field_of_every_kind_round_trips},
+    {"every_field_of_every_kind_round_trips", test_protobuf__every_field_of_every_kind_round_trips},
     {"kubectl_bodies_round_trip_byte_for_byte",
      test_protobuf__kubectl_bodies_round_trip_byte_for_byte},
     {"encodes_configmap_as_gogo", test_protobuf__encodes_configmap_as_gogo},
