@@ -6,6 +6,7 @@
 #include <nodelet/errors.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The body parser, one per thread: freed when the thread ends (the
  * server's worker threads); the main thread's stays for the process. */
@@ -54,4 +55,23 @@ int mock_parse_body(json_object **out, const char *body, size_t len, enum json_t
 	if (owned)
 		json_tokener_free(tok);
 	return 0;
+}
+
+void mock_body_summary(char out[MOCK_BODY_SUMMARY_SIZE], const char *body, size_t len)
+{
+	size_t n = len > 30 ? 30 : len;
+	const char *more = len > 30 ? " ..." : "";
+	if (len == 0 || !body) {
+		snprintf(out, MOCK_BODY_SUMMARY_SIZE, "<empty>");
+	} else if (body[0] == '{') {
+		snprintf(out, MOCK_BODY_SUMMARY_SIZE, "%.*s%s", (int)n, body, more);
+	} else {
+		static const char hex[] = "0123456789abcdef";
+		size_t o = 0;
+		for (size_t i = 0; i < n; i++) {
+			out[o++] = hex[(unsigned char)body[i] >> 4];
+			out[o++] = hex[(unsigned char)body[i] & 15];
+		}
+		snprintf(out + o, MOCK_BODY_SUMMARY_SIZE - o, "%s", more);
+	}
 }

@@ -17,4 +17,11 @@
 int mock_parse_body(json_object **out, const char *body, size_t len, enum json_tokener_error *err,
                     size_t *end);
 
+/* summarizeData(body, 30) of the apiserver's decode errors ("the object
+ * provided is unrecognized (must be of type X): … (<summary>)"): "<empty>",
+ * the first 30 bytes as text when the body starts with '{', else as hex,
+ * followed by " ..." when cut. out gets at most 64 bytes plus NUL. */
+#define MOCK_BODY_SUMMARY_SIZE 72
+void mock_body_summary(char out[MOCK_BODY_SUMMARY_SIZE], const char *body, size_t len);
+
 #endif

@@ -339,30 +339,12 @@ unsigned mock_negotiate_allow(const mock_resource *r)
 	return allow;
 }
 
-/* summarizeData(body, 30) of the apiserver's transformDecodeError: text
- * when it looks like JSON, else hex; " ..." when cut. */
-static void summarize(char *out, size_t cap, const char *data, size_t len)
-{
-	size_t n = len > 30 ? 30 : len;
-	const char *more = len > 30 ? " ..." : "";
-	if (len == 0) {
-		snprintf(out, cap, "<empty>");
-	} else if (data[0] == '{') {
-		snprintf(out, cap, "%.*s%s", (int)n, data, more);
-	} else {
-		size_t o = 0;
-		for (size_t i = 0; i < n && o + 3 < cap; i++)
-			o += (size_t)snprintf(out + o, cap - o, "%02x", (unsigned char)data[i]);
-		snprintf(out + o, cap - o, "%s", more);
-	}
-}
-
 /* The 400 of a body no decoder could make sense of. */
 static void unrecognized(mock_response *resp, const char *kind, const char *msg,
                          const mock_request *req)
 {
-	char summary[80];
-	summarize(summary, sizeof(summary), req->body ? req->body : "", req->body_len);
+	char summary[MOCK_BODY_SUMMARY_SIZE];
+	mock_body_summary(summary, req->body, req->body_len);
 	mock_response_status(resp, nl_status_newf(400, "BadRequest",
 	                                          "the object provided is unrecognized (must be "
 	                                          "of type %s): %s (%s)",

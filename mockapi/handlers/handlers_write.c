@@ -10,6 +10,7 @@
 #include "api/schema.h"
 #include "api/validation.h"
 #include "auth/access.h"
+#include "core/json.h"
 #include "core/uuid.h"
 #include "handlers_internal.h"
 #include "patch/managed_fields.h"
@@ -21,11 +22,8 @@
 static nl_status *unrecognized(const mock_resource *r, const char *why, const char *body,
                                size_t len)
 {
-	char summary[64];
-	if (len > 30)
-		snprintf(summary, sizeof(summary), "%.30s ...", body);
-	else
-		snprintf(summary, sizeof(summary), "%.*s", (int)len, body ? body : "");
+	char summary[MOCK_BODY_SUMMARY_SIZE];
+	mock_body_summary(summary, body, len);
 	return nl_status_newf(400, "BadRequest",
 	                      "the object provided is unrecognized (must be of type %s): %s (%s)",
 	                      r->kind, why, summary);

@@ -243,6 +243,11 @@ static void test_http__bad_input_leaves_store_unchanged(void)
 	assert_refused_unchanged(400, "BadRequest", "POST", coll, "{\"metadata\":",
 	                         "the object provided is unrecognized (must be of type ConfigMap): "
 	                         "couldn't get version/kind; json parse error: ");
+	/* summarizeData: a body that does not start with '{' is shown in hex. */
+	assert_refused_unchanged(400, "BadRequest", "POST", coll, "[1,2]",
+	                         "the object provided is unrecognized (must be of type ConfigMap): "
+	                         "couldn't get version/kind; json parse error: json: cannot "
+	                         "unmarshal non-object into Go value of type struct (5b312c325d)");
 	assert_refused_unchanged(400, "BadRequest", "POST", coll,
 	                         "{\"metadata\":{\"name\":\"t\"},\"data\":{\"a\":1}}",
 	                         "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: ");
