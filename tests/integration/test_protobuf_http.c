@@ -276,6 +276,35 @@ static void test_protobuf_http__every_kind_every_verb(void)
 		run_kind(&kinds[i]);
 }
 
+/* A subresource in protobuf: PUT nodes/<n>/status changes the status and
+ * keeps the spec, as in JSON. */
+static void test_protobuf_http__status_subresource(void)
+{
+	json_object *node = nl_test_json("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+	                                 "{\"name\":\"pb-status\"},\"spec\":{\"unschedulable\":"
+	                                 "true}}");
+	json_object *created = pb_call(201, "POST", "/api/v1/nodes", node);
+	json_object *changed = NULL;
+	json_object_deep_copy(created, &changed, NULL);
+	json_object_object_add(json_object_object_get(changed, "spec"), "unschedulable",
+	                       json_object_new_boolean(0));
+	json_object *cond = nl_test_json("[{\"type\":\"Ready\",\"status\":\"True\","
+	                                 "\"lastHeartbeatTime\":\"2026-01-02T03:04:05Z\","
+	                                 "\"lastTransitionTime\":\"2026-01-02T03:04:05Z\","
+	                                 "\"reason\":\"KubeletReady\",\"message\":\"ok\"}]");
+	json_object_object_add(json_object_object_get(changed, "status"), "conditions", cond);
+	json_object *after = pb_call(200, "PUT", "/api/v1/nodes/pb-status/status", changed);
+	CU_ASSERT_TRUE(json_object_get_boolean(nl_json_get_path(after, "spec.unschedulable")));
+	json_object *c0 =
+	    json_object_array_get_idx(nl_json_get_path(after, "status.conditions"), 0);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(c0, "reason"), "KubeletReady");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(c0, "lastHeartbeatTime"), "2026-01-02T03:04:05Z");
+	json_object_put(after);
+	json_object_put(changed);
+	json_object_put(created);
+	json_object_put(node);
+}
+
 /* The same ConfigMap sent as JSON and as protobuf is stored alike. */
 static void test_protobuf_http__stored_as_if_json(void)
 {
@@ -324,6 +353,7 @@ static void test_protobuf_http__stored_as_if_json(void)
 
 static CU_TestInfo tests[] = {
     {"every_kind_every_verb", test_protobuf_http__every_kind_every_verb},
+    {"status_subresource", test_protobuf_http__status_subresource},
     {"stored_as_if_json", test_protobuf_http__stored_as_if_json},
     CU_TEST_INFO_NULL,
 };
