@@ -9,12 +9,12 @@
 #include <nodelet/protobuf.h>
 #include <nodelet/schema.h>
 #include <nodelet/time.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/json.h"
+#include "protobuf_out.h"
 #include "table.h"
 #include "yaml_out.h"
 
@@ -545,101 +545,19 @@ static void to_yaml(mock_response *resp)
 	nl_buf_free(&y);
 }
 
-/* The last JSON answer each thread encoded and its protobuf form (a
- * thread-specific value freed when the thread ends). Clients
- * that poll one object (kubelet's lease GETs, leader election) get the
- * same bytes again and again, and encoding (a json-c parse, then the
- * schema walk) costs twice the rest of a GET. Keyed by the JSON bytes
- * themselves, as the reply cache is, so nothing can go stale. */
-#define PB_CACHE_MAX (64u * 1024u)
-typedef struct {
-	char *json, *pb;
-	size_t json_len, pb_len;
-} pb_cached;
-
-static pthread_key_t pb_key;
-static pthread_once_t pb_once = PTHREAD_ONCE_INIT;
-static int pb_key_ok;
-
-static void pb_cached_free(void *p)
-{
-	pb_cached *c = p;
-	if (c) {
-		free(c->json);
-		free(c->pb);
-		free(c);
-	}
-}
-
-static void pb_key_init(void)
-{
-	pb_key_ok = pthread_key_create(&pb_key, pb_cached_free) == 0;
-}
-
-static pb_cached *pb_of_thread(int create)
-{
-	pthread_once(&pb_once, pb_key_init);
-	if (!pb_key_ok)
-		return NULL;
-	pb_cached *c = pthread_getspecific(pb_key);
-	if (!c && create) {
-		c = calloc(1, sizeof(*c));
-		if (c && pthread_setspecific(pb_key, c) != 0) {
-			free(c);
-			c = NULL;
-		}
-	}
-	return c;
-}
-
-static void pb_cache_keep(const char *json, size_t json_len, const char *pb, size_t pb_len)
-{
-	pb_cached *c;
-	if (json_len > PB_CACHE_MAX || pb_len > PB_CACHE_MAX || !(c = pb_of_thread(1)))
-		return;
-	char *j = malloc(json_len + 1), *p = malloc(pb_len + 1);
-	if (!j || !p) {
-		free(j);
-		free(p);
-		return;
-	}
-	memcpy(j, json, json_len);
-	memcpy(p, pb, pb_len);
-	free(c->json);
-	free(c->pb);
-	c->json = j, c->json_len = json_len;
-	c->pb = p, c->pb_len = pb_len;
-}
-
 /* The JSON answer (an object, a list, a Status) as a protobuf object. A
  * kind without a schema stays JSON, which the client also accepted only if
  * it listed it: negotiation offers protobuf only where every answer has
  * one. */
 static void to_protobuf(mock_response *resp)
 {
-	int code = resp->code;
-	if (!resp->body.data)
-		return;
-	const pb_cached *last = pb_of_thread(0);
-	if (last && last->json && last->json_len == resp->body.len &&
-	    memcmp(last->json, resp->body.data, resp->body.len) == 0) {
-		mock_response_json(resp, code, last->pb, last->pb_len);
-		resp->content_type = NL_PB_CONTENT_TYPE;
-		return;
-	}
-	json_object *doc = NULL;
-	enum json_tokener_error jerr;
-	size_t used = 0;
-	if (mock_parse_body(&doc, resp->body.data, resp->body.len, &jerr, &used) != 0 || !doc)
-		return;
 	nl_buf pb;
 	nl_buf_init(&pb, resp->body.cap);
-	if (nl_pb_encode_object(&pb, doc) == 0) {
-		pb_cache_keep(resp->body.data, resp->body.len, pb.data, pb.len);
+	if (resp->body.data && mock_protobuf_from_json(&pb, resp->body.data, resp->body.len) == 0) {
+		int code = resp->code;
 		mock_response_json(resp, code, pb.data, pb.len);
 		resp->content_type = NL_PB_CONTENT_TYPE;
 	}
-	json_object_put(doc);
 	nl_buf_free(&pb);
 }
 

@@ -82,8 +82,9 @@ typedef struct {
 /* The event lines of a stream for spec, as its watcher will write them
  * (its kind, encoder and framing: a JSON line, or a length-prefixed
  * protobuf WatchEvent whose object is the encoder's JSON in protobuf): an
- * event of type ("ADDED", …) for the object's JSON, and a BOOKMARK at rv (initial_end: the one that
- * ends the initial events of sendInitialEvents). For the initial events a watch request gathers
+ * event of type ("ADDED", …) for the object's JSON, and a BOOKMARK at rv
+ * (initial_end: the one that ends the initial events of
+ * sendInitialEvents). For the initial events a watch request gathers
  * before mock_watch_open. 0 or NL_ENOMEM. */
 int mock_watch_spec_line(nl_buf *out, const mock_watch_spec *spec, const char *type,
                          const char *json, size_t len);

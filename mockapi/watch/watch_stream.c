@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "encoding/protobuf_out.h"
 #include "watch_internal.h"
 
 /* ------------------------------------------------------------------------
@@ -150,18 +151,9 @@ static void truncate_to(nl_buf *b, size_t len)
 /* Append one protobuf frame for the object JSON obj of len bytes. */
 static int add_frame(nl_buf *out, const char *type, const char *obj, size_t len)
 {
-	json_object *doc = NULL;
-	enum json_tokener_error jerr;
-	size_t used = 0;
 	nl_buf pb;
-	int rc = mock_parse_body(&doc, obj, len, &jerr, &used);
-	if (rc == 0 && !doc)
-		rc = NL_EPARSE;
-	if (rc != 0)
-		return rc;
 	nl_buf_init(&pb, out->cap);
-	rc = nl_pb_encode_object(&pb, doc);
-	json_object_put(doc);
+	int rc = mock_protobuf_from_json(&pb, obj, len);
 	if (rc == 0)
 		rc = nl_pb_encode_watch_event(out, type, pb.data, pb.len);
 	nl_buf_free(&pb);
@@ -182,13 +174,15 @@ static int add_line(nl_buf *out, const watch_encoder *enc, const char *type, con
 {
 	size_t mark = out->len;
 	int rc;
-	if (enc->protobuf) {
+	if (enc->protobuf && !enc->fn) {
+		rc = add_frame(out, type, json, len);
+	} else if (enc->protobuf) {
+		/* The encoder's form (metadata only) as JSON, then its frame. */
 		nl_buf obj;
 		nl_buf_init(&obj, out->cap);
-		rc = enc->fn ? add_object(&obj, enc, type, json, len) : 0;
+		rc = add_object(&obj, enc, type, json, len);
 		if (rc == 0)
-			rc = enc->fn ? add_frame(out, type, obj.data, obj.len)
-			             : add_frame(out, type, json, len);
+			rc = add_frame(out, type, obj.data, obj.len);
 		nl_buf_free(&obj);
 	} else {
 		rc = nl_buf_printf(out, "{\"type\":\"%s\",\"object\":", type);
