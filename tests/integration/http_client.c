@@ -109,18 +109,35 @@ json_object *nl_http_json(const nl_http_resp *r)
 	return r->body ? json_tokener_parse(r->body) : NULL;
 }
 
+int nl_test_suite_server(mock_server **srv, const char **base, const mock_options *opts)
+{
+	mock_options o;
+	nl_err err = {0};
+	if (opts)
+		o = *opts;
+	else
+		mock_options_init(&o);
+	o.port = 0;
+	*srv = NULL;
+	if (mock_server_new(srv, &o, &err) != 0 || mock_server_start(*srv, &err) != 0) {
+		fprintf(stderr, "cannot start server: %s\n", err.msg);
+		mock_server_free(*srv);
+		*srv = NULL;
+		return 1;
+	}
+	if (base)
+		*base = mock_server_url(*srv);
+	return 0;
+}
+
 mock_server *nl_test_server_start(const char **fixtures, size_t n)
 {
 	mock_options o;
 	mock_server *s = NULL;
-	nl_err err = {0};
 	mock_options_init(&o);
-	o.port = 0;
 	o.fixtures = fixtures;
 	o.nfixtures = n;
-	if (mock_server_new(&s, &o, &err) != 0 || mock_server_start(s, &err) != 0) {
-		fprintf(stderr, "server start failed: %s\n", err.msg);
-		mock_server_free(s);
+	if (nl_test_suite_server(&s, NULL, &o) != 0) {
 		CU_FAIL_FATAL("cannot start nodelet-mockapi in-process");
 		return NULL;
 	}

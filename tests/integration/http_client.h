@@ -28,6 +28,12 @@ char *nl_http_escape(const char *s);
 /* Parse the response body as JSON (new reference or NULL). */
 json_object *nl_http_json(const nl_http_resp *r);
 
+/* For a suite's setup: start *srv in-process on 127.0.0.1, port 0, with
+ * opts (NULL: the defaults; the port is always 0); *base (may be NULL)
+ * gets its URL, owned by *srv. 0, or 1 (the reason printed) as a CUnit
+ * setup returns. Free with mock_server_free. */
+int nl_test_suite_server(mock_server **srv, const char **base, const mock_options *opts);
+
 /* Start an in-process server on 127.0.0.1, port 0, with optional fixtures.
  * Fails the test (CU_FAIL_FATAL) when it cannot. */
 mock_server *nl_test_server_start(const char **fixtures, size_t n);

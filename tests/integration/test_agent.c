@@ -32,6 +32,7 @@
 #include "client_util.h"
 #include "config.h"
 #include "fake_http.h"
+#include "http_client.h"
 #include "mockapi.h"
 
 #define SEC NL_USEC_PER_SEC
@@ -54,16 +55,11 @@ static int64_t mock_clock(void *payload)
 static int setup(void)
 {
 	mock_options o;
-	nl_err err = {0};
 	mock_options_init(&o);
-	o.port = 0;
 	o.controller_tick_ms = 0;
 	o.clock = mock_clock;
-	if (mock_server_new(&srv, &o, &err) != 0 || mock_server_start(srv, &err) != 0) {
-		fprintf(stderr, "cannot start server: %s\n", err.msg);
+	if (nl_test_suite_server(&srv, &base, &o) != 0)
 		return 1;
-	}
-	base = mock_server_url(srv);
 	/* The agent logs every failure at error level: keep the output readable. */
 	quiet = fopen("/dev/null", "w");
 	nl_log_set_output(quiet);

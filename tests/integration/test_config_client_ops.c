@@ -10,6 +10,7 @@
 
 #include "../cu_main.h"
 #include "client_util.h"
+#include "http_client.h"
 #include "mockapi.h"
 
 static mock_server *srv;
@@ -29,15 +30,9 @@ static void client_free(void)
 static int setup(void)
 {
 	mock_options o;
-	nl_err err = {0};
 	mock_options_init(&o);
-	o.port = 0;
 	o.controller_tick_ms = 0;
-	if (mock_server_new(&srv, &o, &err) != 0 || mock_server_start(srv, &err) != 0) {
-		fprintf(stderr, "cannot start server: %s\n", err.msg);
-		return 1;
-	}
-	return 0;
+	return nl_test_suite_server(&srv, NULL, &o);
 }
 
 static int teardown(void)

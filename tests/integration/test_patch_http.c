@@ -21,16 +21,7 @@ static const char *base;
 
 static int setup(void)
 {
-	mock_options o;
-	nl_err err = {0};
-	mock_options_init(&o);
-	o.port = 0;
-	if (mock_server_new(&srv, &o, &err) != 0 || mock_server_start(srv, &err) != 0) {
-		fprintf(stderr, "cannot start server: %s\n", err.msg);
-		return 1;
-	}
-	base = mock_server_url(srv);
-	return 0;
+	return nl_test_suite_server(&srv, &base, NULL);
 }
 
 static int teardown(void)
