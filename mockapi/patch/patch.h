@@ -11,6 +11,8 @@
 #include "api/resources.h"
 
 #define MOCK_JSON_PATCH_MAX_OPS 10000
+/* kube-apiserver's JSONPatchMaxCopyBytes: what copy operations may add. */
+#define MOCK_JSON_PATCH_MAX_COPY_BYTES (3 * 1024 * 1024)
 
 /* Apply an RFC 7386 merge patch to a copy of doc (borrowed) into *out (new
  * reference). A non-object patch replaces the document; a JSON null patch
@@ -26,7 +28,10 @@ int mock_patch_merge(json_object **out, json_object *doc, json_object *patch, nl
  *                   "The allowed maximum operations in a JSON patch is 10000, got N");
  *   NL_EINVALID     an operation failed: malformed, unknown op, missing
  *                   path, bad index, failed test ("testing value /x failed:
- *                   test failed") (422).
+ *                   test failed"), or copies that together add more than
+ *                   MOCK_JSON_PATCH_MAX_COPY_BYTES ("Unable to complete the
+ *                   copy, the accumulated size increase of copy is N,
+ *                   exceeding the limit 3145728"; checked before copying) (422).
  * Pointers and indices follow RFC 6901/6902 strictly (no negative or
  * leading-zero indices; "-" only where a value is added); test compares
  * numbers by value (1 equals 1.0). doc is never changed; a JSON null patch

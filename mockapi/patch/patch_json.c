@@ -1,5 +1,6 @@
 /* RFC 6902 JSON patch (application/json-patch+json), with the error texts
  * of gopkg.in/evanphx/json-patch.v4, which kube-apiserver wraps. */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@ enum { IDX_OK, IDX_SYNTAX, IDX_INVALID };
 typedef struct {
 	json_object *root; /* the working copy */
 	nl_err *err;
+	uint64_t copied; /* bytes the copy operations added so far */
 } jp_state;
 
 /* Where a JSON pointer leads: the container of the target and the target's
@@ -430,6 +432,101 @@ static int jp_test(jp_state *s, json_object *op)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * The copy limit. Each copy may double the document, so a patch of a few
+ * hundred bytes could ask for gigabytes; kube-apiserver arms the library's
+ * AccumulatedCopySizeLimit with JSONPatchMaxCopyBytes (3 MiB) and counts
+ * each copied value at the length encoding/json gives it. */
+
+/* Length of the valid UTF-8 sequence at s (as Go's utf8.DecodeRune:
+ * no overlong forms, surrogates or values past U+10FFFF), 0 if invalid. */
+static size_t utf8_width(const unsigned char *s, size_t len)
+{
+	unsigned char c = s[0];
+	size_t w = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+	if (w == 0 || w > len || c > 0xF4 || c < 0xC2)
+		return 0;
+	for (size_t k = 1; k < w; k++)
+		if ((s[k] & 0xC0) != 0x80)
+			return 0;
+	/* The second byte's range rules out the overlong and surrogate forms. */
+	if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) ||
+	    (c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] > 0x8F))
+		return 0;
+	return w;
+}
+
+/* Bytes encoding/json writes for the string s[0..len): '"' and '\\', and
+ * \b \f \n \r \t take two; other control bytes, '<', '>', '&' (HTML
+ * escaping is on), U+2028, U+2029 and each byte of invalid UTF-8 (as
+ * \ufffd) take six; everything else is written as it is. */
+static uint64_t go_string_size(const unsigned char *s, size_t len)
+{
+	uint64_t n = 2;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = s[i];
+		if (c < 0x80) {
+			if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' ||
+			    c == '\r' || c == '\t')
+				n += 2;
+			else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+				n += 6;
+			else
+				n += 1;
+			i++;
+			continue;
+		}
+		size_t w = utf8_width(s + i, len - i);
+		if (w == 0) {
+			n += 6; /* \ufffd for this byte */
+			i++;
+			continue;
+		}
+		/* U+2028 and U+2029 are E2 80 A8 and E2 80 A9. */
+		if (w == 3 && c == 0xE2 && s[i + 1] == 0x80 &&
+		    (s[i + 2] == 0xA8 || s[i + 2] == 0xA9))
+			n += 6;
+		else
+			n += w;
+		i += w;
+	}
+	return n;
+}
+
+/* Bytes of v as encoding/json writes it, compact. Numbers and literals
+ * count as json-c writes them: the text they arrived as. */
+static uint64_t go_json_size(json_object *v)
+{
+	uint64_t n;
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		return 4;
+	case json_type_string:
+		return go_string_size((const unsigned char *)json_object_get_string(v),
+		                      (size_t)json_object_get_string_len(v));
+	case json_type_array: {
+		size_t len = json_object_array_length(v);
+		n = 2 + (len ? len - 1 : 0);
+		for (size_t i = 0; i < len; i++)
+			n += go_json_size(json_object_array_get_idx(v, i));
+		return n;
+	}
+	case json_type_object: {
+		size_t members = 0;
+		n = 2;
+		json_object_object_foreach(v, key, val)
+		{
+			n += go_string_size((const unsigned char *)key, strlen(key)) + 1 +
+			     go_json_size(val);
+			members++;
+		}
+		return n + (members ? members - 1 : 0);
+	}
+	default:
+		return strlen(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	}
+}
+
 static int jp_copy(jp_state *s, json_object *op)
 {
 	const char *from = op_string(op, "from"), *path = op_string(op, "path");
@@ -454,6 +551,19 @@ static int jp_copy(jp_state *s, json_object *op)
 		return mock__patch_oom(s->err);
 	if (!path)
 		return jp_fail(s, "copy operation failed to decode path: missing value");
+	/* A missing destination is reported first (jp_insert words it); the
+	 * limit is checked before the copy is made. */
+	rc = jp_locate(&loc, s->root, path);
+	free(loc.key);
+	if (rc == JP_FOUND) {
+		s->copied += go_json_size(value);
+		if (s->copied > MOCK_JSON_PATCH_MAX_COPY_BYTES)
+			return jp_fail(
+			    s,
+			    "Unable to complete the copy, the accumulated size increase of "
+			    "copy is %" PRIu64 ", exceeding the limit %d",
+			    s->copied, MOCK_JSON_PATCH_MAX_COPY_BYTES);
+	}
 	if (mock__patch_copy(&copy, value))
 		return mock__patch_oom(s->err);
 	return jp_insert(s, path, copy, VIA_COPY);
@@ -501,7 +611,7 @@ static int jp_check_shape(json_object *patch, nl_err *err)
 
 int mock_patch_json(json_object **out, json_object *doc, json_object *patch, nl_err *err)
 {
-	jp_state s = {NULL, err};
+	jp_state s = {NULL, err, 0};
 	int rc = jp_check_shape(patch, err);
 	if (rc)
 		return rc;

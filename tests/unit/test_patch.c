@@ -411,6 +411,105 @@ static void test_patch__json_operation_limit(void)
 	json_object_put(doc);
 }
 
+/* A document of one string member "a" of n copies of ch, for the copy
+ * limit tests (malloc'd text, the caller frees). */
+static char *doc_of_repeated(const char *ch, size_t n)
+{
+	size_t w = strlen(ch);
+	char *s = malloc(n * w + 16);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	strcpy(s, "{\"a\":\"");
+	char *p = s + strlen(s);
+	for (size_t i = 0; i < n; i++, p += w)
+		memcpy(p, ch, w);
+	strcpy(p, "\"}");
+	return s;
+}
+
+#define COPY_LIMIT_MSG                                                                             \
+	"Unable to complete the copy, the accumulated size increase of copy is %s, exceeding the " \
+	"limit 3145728"
+
+/* The bomb of issue 19: every copy of the whole document into itself
+ * doubles it. Upstream (JSONPatchMaxCopyBytes, 3 MiB) adds the size of each
+ * copied value as encoding/json writes it and fails the copy that takes the
+ * sum past the limit, before it allocates. Here the document is L = 1000008
+ * bytes: the copies cost L, 2L+6, then 4L+18, and the third one fails. */
+static void test_patch__json_copy_bomb_stops_at_the_limit(void)
+{
+	char *doc = doc_of_repeated("b", 1000000);
+	char ops[2048] = "[";
+	for (int i = 0; i < 40; i++)
+		snprintf(ops + strlen(ops), sizeof(ops) - strlen(ops),
+		         "%s{\"op\":\"copy\",\"from\":\"\",\"path\":\"/x%d\"}", i ? "," : "", i);
+	strcat(ops, "]");
+	char msg[256];
+	snprintf(msg, sizeof(msg), COPY_LIMIT_MSG, "7000080");
+	check_fail(mock_patch_json, doc, ops, NL_EINVALID, msg);
+	free(doc);
+}
+
+/* The size is Go's: '<' is written \u003c (6 bytes), U+2028 \u2028, a
+ * control byte \u00XX; a copy that lands exactly on the limit passes. */
+static void test_patch__json_copy_limit_counts_bytes_as_go_writes_them(void)
+{
+	char msg[256];
+	char *doc = doc_of_repeated("<", 524288); /* json-c: 524290, Go: 3145730 */
+	snprintf(msg, sizeof(msg), COPY_LIMIT_MSG, "3145730");
+	check_fail(mock_patch_json, doc, "[{\"op\":\"copy\",\"from\":\"/a\",\"path\":\"/b\"}]",
+	           NL_EINVALID, msg);
+	free(doc);
+
+	doc = doc_of_repeated("\\u2028", 524288);
+	snprintf(msg, sizeof(msg), COPY_LIMIT_MSG, "3145730");
+	check_fail(mock_patch_json, doc, "[{\"op\":\"copy\",\"from\":\"/a\",\"path\":\"/b\"}]",
+	           NL_EINVALID, msg);
+	free(doc);
+
+	doc = doc_of_repeated("\\u0001", 524288);
+	check_fail(mock_patch_json, doc, "[{\"op\":\"copy\",\"from\":\"/a\",\"path\":\"/b\"}]",
+	           NL_EINVALID, msg);
+	free(doc);
+
+	/* "aaa…" of 3145726 bytes is 3145728 with its quotes: allowed; one
+	 * more byte of copy is not. */
+	doc = doc_of_repeated("a", 3145726);
+	json_object *d = parse(doc), *out = NULL;
+	json_object *p = parse("[{\"op\":\"copy\",\"from\":\"/a\",\"path\":\"/b\"}]");
+	nl_err err = {0};
+	CU_ASSERT_EQUAL(mock_patch_json(&out, d, p, &err), 0);
+	CU_ASSERT_EQUAL(json_object_get_string_len(json_object_object_get(out, "b")), 3145726);
+	json_object_put(out);
+	json_object_put(p);
+	json_object_put(d);
+	snprintf(msg, sizeof(msg), COPY_LIMIT_MSG, "3145729");
+	check_fail(mock_patch_json, doc,
+	           "[{\"op\":\"add\",\"path\":\"/n\",\"value\":7},"
+	           "{\"op\":\"copy\",\"from\":\"/a\",\"path\":\"/b\"},"
+	           "{\"op\":\"copy\",\"from\":\"/n\",\"path\":\"/m\"}]",
+	           NL_EINVALID, msg);
+	/* A missing destination is reported before the size. */
+	check_fail(mock_patch_json, doc,
+	           "[{\"op\":\"copy\",\"from\":\"/a\",\"path\":\"/b\"},"
+	           "{\"op\":\"copy\",\"from\":\"/a\",\"path\":\"/no/c\"}]",
+	           NL_EINVALID,
+	           "copy operation does not apply: doc is missing destination path: /no/c: "
+	           "missing value");
+	free(doc);
+
+	/* Objects and arrays count compact, numbers and literals as written:
+	 * the value below is 1 byte over. */
+	char *big = doc_of_repeated("a", 3145692);
+	char *obj = malloc(strlen(big) + 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(obj);
+	sprintf(obj, "{\"a\":{\"k\":[1,\"s\",1.5,true,null,{}],\"m\":%s}", strchr(big, ':') + 1);
+	snprintf(msg, sizeof(msg), COPY_LIMIT_MSG, "3145729");
+	check_fail(mock_patch_json, obj, "[{\"op\":\"copy\",\"from\":\"/a\",\"path\":\"/b\"}]",
+	           NL_EINVALID, msg);
+	free(obj);
+	free(big);
+}
+
 /* ------------------------------------------------------ strategic merge */
 
 static const mock_resource *smp_resource;
@@ -726,6 +825,9 @@ static CU_TestInfo patch_tests[] = {
     {"json_malformed_operations", test_patch__json_malformed_operations},
     {"json_failure_leaves_doc_unchanged", test_patch__json_failure_leaves_doc_unchanged},
     {"json_operation_limit", test_patch__json_operation_limit},
+    {"json_copy_bomb_stops_at_the_limit", test_patch__json_copy_bomb_stops_at_the_limit},
+    {"json_copy_limit_counts_bytes_as_go_writes_them",
+     test_patch__json_copy_limit_counts_bytes_as_go_writes_them},
     {"smp_maps_merge_and_null_deletes", test_patch__smp_maps_merge_and_null_deletes},
     {"smp_owner_references_merge_by_uid", test_patch__smp_owner_references_merge_by_uid},
     {"smp_conditions_merge_by_type", test_patch__smp_conditions_merge_by_type},

@@ -308,7 +308,45 @@ static void test_patch_handler__served_where_update_is(void)
 	CU_ASSERT_FALSE(mock_route_allows(mock_resource_get(MOCK_KIND_NAMESPACE), "patch", 0));
 }
 
+/* Issue 19's JSON-patch bomb: each copy of the whole object into itself
+ * doubles it. kube-apiserver stops it at JSONPatchMaxCopyBytes with 422
+ * (NewGenericServerResponse around the library's error) and stores
+ * nothing; before the limit 19 such operations took 1.8 GB. */
+static void test_patch_handler__json_patch_copy_bomb_is_422(void)
+{
+	make(CM, "{\"metadata\":{\"name\":\"x\"},\"data\":{\"a\":\"1\"}}");
+	answer before = handle("GET", CM, NULL, NULL, NULL, NULL);
+	char ops[4096] = "[";
+	for (int i = 0; i < 40; i++)
+		snprintf(ops + strlen(ops), sizeof(ops) - strlen(ops),
+		         "%s{\"op\":\"copy\",\"from\":\"\",\"path\":\"/data/x%d\"}", i ? "," : "",
+		         i);
+	strcat(ops, "]");
+	answer a = handle("PATCH", CM, NULL, "application/json-patch+json", NULL, ops);
+	CU_ASSERT_EQUAL(a.code, 422);
+	CU_ASSERT_STRING_EQUAL(str(a.body, "reason"), "Invalid");
+	json_object *causes = NULL, *details = NULL;
+	json_object_object_get_ex(a.body, "details", &details);
+	json_object_object_get_ex(details, "causes", &causes);
+	const char *msg = str(json_object_array_get_idx(causes, 0), "message");
+	CU_ASSERT_EQUAL(strncmp(msg,
+	                        "Unable to complete the copy, the accumulated size increase of "
+	                        "copy is ",
+	                        70),
+	                0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, ", exceeding the limit 3145728"));
+	answer after = handle("GET", CM, NULL, NULL, NULL, NULL);
+	CU_ASSERT_STRING_EQUAL(str(after.body, "metadata.resourceVersion"),
+	                       str(before.body, "metadata.resourceVersion"));
+	CU_ASSERT_TRUE(json_object_equal(after.body, before.body));
+	json_object_put(a.body);
+	json_object_put(before.body);
+	json_object_put(after.body);
+	remove_object(CM);
+}
+
 static CU_TestInfo tests[] = {
+    {"json_patch_copy_bomb_is_422", test_patch_handler__json_patch_copy_bomb_is_422},
     {"content_type_parameters_are_ignored",
      test_patch_handler__content_type_parameters_are_ignored},
     {"strategic_errors_map_like_the_apiserver",
