@@ -25,6 +25,8 @@ typedef struct {
 	unsigned idle_timeout;      /* seconds an idle connection is kept; default 120 */
 	size_t watch_cache_size;    /* changes kept per resource for watch resumes; default 1000 */
 	unsigned watch_bookmark_interval; /* seconds between watch BOOKMARKs; default 60 */
+	size_t watch_buffer_bytes;  /* event lines held for all watchers; default 1 GiB; 0: none */
+	size_t watch_backlog_bytes; /* one watcher's unsent bytes; default 16 MiB; 0: none */
 
 	/* Faults, journal, control API and controllers (docs/control-api.md). */
 	const char *faults_file;          /* --faults: YAML/JSON list of faults, or NULL */

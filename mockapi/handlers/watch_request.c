@@ -28,8 +28,6 @@
 #include "storage/store.h"
 #include "watch/watch.h"
 
-/* The initial events are one in-memory batch, like a list response. */
-#define INITIAL_CAP (1024u * 1024u * 1024u)
 /* --min-request-timeout of kube-apiserver: a watch without timeoutSeconds
  * lasts 1800 s × [1, 2). */
 #define MIN_REQUEST_TIMEOUT_MS 1800000LL
@@ -120,7 +118,7 @@ static int64_t timeout_ms(const watch_query *q)
 }
 
 typedef struct {
-	nl_buf *lines;
+	mock_watch_initial *lines;
 	const mock_watch_spec *spec;
 	uint64_t count;
 	uint64_t limit; /* 0: no limit */
@@ -132,7 +130,7 @@ static int add_initial(const char *json, size_t len, void *payload)
 	if (c->limit && c->count == c->limit)
 		return 0;
 	c->count++;
-	return mock_watch_spec_line(c->lines, c->spec, "ADDED", json, len);
+	return mock_watch_initial_add(c->lines, c->spec, "ADDED", json, len);
 }
 
 /* Selectors as for a list; 400 with the parser's message. */
@@ -149,8 +147,9 @@ static nl_status *parse_selectors(mock_watch_spec *spec, const mock_request *req
 
 /* Where the stream starts, with the initial events in lines. A Status
  * return is an HTTP error; *stream_err set means a stream of one ERROR. */
-static nl_status *starting_point(mock_watch_spec *spec, nl_buf *lines, nl_status **stream_err,
-                                 mock_api *api, const watch_query *q)
+static nl_status *starting_point(mock_watch_spec *spec, mock_watch_initial *lines,
+                                 nl_status **stream_err, int *full, mock_api *api,
+                                 const watch_query *q)
 {
 	mock_list_opts o = {.ns = spec->ns, .labels = spec->labels, .fields = spec->fields};
 	snapshot_ctx c = {lines, spec, 0, spec->limited ? spec->events_left : 0};
@@ -174,6 +173,10 @@ static nl_status *starting_point(mock_watch_spec *spec, nl_buf *lines, nl_status
 		spec->error = st;
 		return NULL;
 	}
+	if (rc == NL_ETOOBIG && !st) {
+		*full = 1; /* --watch-buffer-bytes: 429, as past --max-watches */
+		return NULL;
+	}
 	if (rc != 0)
 		return st ? st : nl_status_internal("the initial events do not fit in memory");
 	if (spec->limited)
@@ -181,8 +184,11 @@ static nl_status *starting_point(mock_watch_spec *spec, nl_buf *lines, nl_status
 	if (initial) {
 		spec->rv = at;
 		if (q->send_initial == 1 && q->bookmarks &&
-		    mock_watch_spec_bookmark(lines, spec, at, 1) != 0)
-			return nl_status_internal("out of memory");
+		    (rc = mock_watch_initial_bookmark(lines, spec, at, 1)) != 0) {
+			if (rc != NL_ETOOBIG)
+				return nl_status_internal("out of memory");
+			*full = 1;
+		}
 	} else if (q->send_initial == 0 && n == 0) {
 		spec->rv = at; /* no initial state and any resourceVersion: from now */
 	} else {
@@ -279,8 +285,9 @@ void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *
                        mock_response *resp)
 {
 	watch_query q;
-	nl_buf lines;
+	mock_watch_initial lines;
 	mock_watcher *w = NULL;
+	int full = 0;
 	nl_status *stream_err = NULL;
 	mock_watch_spec spec = {.r = rt->res, .ns = rt->ns[0] ? rt->ns : NULL};
 
@@ -293,7 +300,7 @@ void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *
 	if (!mock_limits_admit_watch(api->opts->max_watches, mock_watch_hub_count(api->watch),
 	                             resp))
 		return;
-	nl_buf_init(&lines, INITIAL_CAP);
+	mock_watch_initial_init(&lines, api->watch);
 	nl_status *st = parse_query(&q, req);
 	if (!st)
 		st = validate(&q, req);
@@ -305,11 +312,13 @@ void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *
 		spec.bookmarks = q.bookmarks;
 		spec.timeout_ms = timeout_ms(&q);
 		if (!apply_fault(&spec, &stream_err, api, req, &q))
-			st = starting_point(&spec, &lines, &stream_err, api, &q);
+			st = starting_point(&spec, &lines, &stream_err, &full, api, &q);
 	}
-	if (!st && mock_watch_open(&w, api->watch, &spec, &lines) != 0)
+	if (!st && !full && mock_watch_open(&w, api->watch, &spec, &lines) != 0)
 		st = nl_status_internal("out of memory");
-	if (st) {
+	if (full && !st) {
+		mock_response_too_many_requests(resp);
+	} else if (st) {
 		mock_response_status(resp, st);
 	} else {
 		resp->code = 200;
@@ -319,7 +328,7 @@ void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *
 	}
 	nl_status_free(stream_err);
 	spec_release(&spec);
-	nl_buf_free(&lines);
+	mock_watch_initial_free(&lines);
 }
 
 int mock_watch_check_list(mock_api *api, const mock_route *rt, const mock_request *req,

@@ -346,6 +346,52 @@ static int render_durations(nl_buf *out, const mock_metrics *m)
 	return rc;
 }
 
+/* The resource label of upstream's storage and cacher metrics:
+ * GroupResource.String(), "configmaps" or "leases.coordination.k8s.io". */
+static int add_group_resource(nl_buf *out, const mock_resource *r)
+{
+	return nl_buf_printf(out, "%s%s%s", r->plural, r->group[0] ? "." : "", r->group);
+}
+
+/* The cacher's counter of watchers it closed for not keeping up (a
+ * counter vector: only resources that had one appear), and the mock's own
+ * watch memory, which upstream has no metric for. */
+static int render_watch_memory(nl_buf *out, const mock_watch_stats *w)
+{
+	int rc = 0, any = 0;
+	for (int k = 0; k < MOCK_KIND_COUNT; k++)
+		any |= w->terminated[k] > 0;
+	if (any)
+		rc = nl_buf_adds(out,
+		                 "# HELP apiserver_terminated_watchers_total [ALPHA] Counter of "
+		                 "watchers closed due to unresponsiveness broken by resource "
+		                 "type.\n"
+		                 "# TYPE apiserver_terminated_watchers_total counter\n");
+	for (int k = 0; rc == 0 && k < MOCK_KIND_COUNT; k++) {
+		if (!w->terminated[k])
+			continue;
+		rc = nl_buf_adds(out, "apiserver_terminated_watchers_total{resource=\"");
+		if (rc == 0)
+			rc = add_group_resource(out, mock_resource_get((mock_kind)k));
+		if (rc == 0)
+			rc = nl_buf_printf(out, "\"} %llu\n", (unsigned long long)w->terminated[k]);
+	}
+	if (rc == 0)
+		rc = nl_buf_printf(
+		    out,
+		    "# HELP nodelet_mockapi_watch_buffer_bytes Bytes of watch event lines held "
+		    "for open watches, each line shared by its watchers counted once "
+		    "(--watch-buffer-bytes bounds it).\n"
+		    "# TYPE nodelet_mockapi_watch_buffer_bytes gauge\n"
+		    "nodelet_mockapi_watch_buffer_bytes %zu\n"
+		    "# HELP nodelet_mockapi_watch_buffer_refused_total Watches refused (429) or "
+		    "ended because their lines would pass --watch-buffer-bytes.\n"
+		    "# TYPE nodelet_mockapi_watch_buffer_refused_total counter\n"
+		    "nodelet_mockapi_watch_buffer_refused_total %llu\n",
+		    w->buffered, (unsigned long long)w->refused);
+	return rc;
+}
+
 static int render_gauges(nl_buf *out, size_t watchers, mock_store *store)
 {
 	int rc = nl_buf_printf(out,
@@ -365,14 +411,17 @@ static int render_gauges(nl_buf *out, size_t watchers, mock_store *store)
 	                      "# TYPE apiserver_storage_objects gauge\n");
 	for (int k = 0; rc == 0 && k < MOCK_KIND_COUNT; k++) {
 		const mock_resource *r = mock_resource_get((mock_kind)k);
-		rc = nl_buf_printf(out, "apiserver_storage_objects{resource=\"%s%s%s\"} %zu\n",
-		                   r->plural, r->group[0] ? "." : "", r->group,
-		                   mock_store_count(store, r));
+		rc = nl_buf_adds(out, "apiserver_storage_objects{resource=\"");
+		if (rc == 0)
+			rc = add_group_resource(out, r);
+		if (rc == 0)
+			rc = nl_buf_printf(out, "\"} %zu\n", mock_store_count(store, r));
 	}
 	return rc;
 }
 
-int mock_metrics_render(nl_buf *out, mock_metrics *m, size_t watchers, mock_store *store)
+int mock_metrics_render(nl_buf *out, mock_metrics *m, const mock_watch_stats *watch,
+                        mock_store *store)
 {
 	int rc = 0;
 	if (m) {
@@ -383,7 +432,9 @@ int mock_metrics_render(nl_buf *out, mock_metrics *m, size_t watchers, mock_stor
 		pthread_mutex_unlock(&m->lock);
 	}
 	if (rc == 0)
-		rc = render_gauges(out, watchers, store);
+		rc = render_gauges(out, watch ? watch->watchers : 0, store);
+	if (rc == 0 && watch)
+		rc = render_watch_memory(out, watch);
 	return rc;
 }
 
@@ -397,8 +448,11 @@ int mock_metrics_handle(mock_metrics *m, mock_store *store, mock_watch_hub *watc
 		return 1;
 	}
 	nl_buf text;
+	mock_watch_stats ws;
+	if (watch)
+		mock_watch_hub_stats(watch, &ws);
 	nl_buf_init(&text, 0);
-	if (mock_metrics_render(&text, m, watch ? mock_watch_hub_count(watch) : 0, store) != 0) {
+	if (mock_metrics_render(&text, m, watch ? &ws : NULL, store) != 0) {
 		nl_buf_free(&text);
 		mock_response_status(resp, nl_status_internal("cannot render the metrics"));
 		return 1;

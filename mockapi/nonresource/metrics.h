@@ -57,8 +57,10 @@ void mock_metrics_observe_request(mock_metrics *m, const mock_request *req, int 
                                   int64_t duration_usec);
 
 /* The exposition text: counters and histograms, then open watches and,
- * when store is not NULL, objects per resource. NL_ENOMEM. */
-int mock_metrics_render(nl_buf *out, mock_metrics *m, size_t watchers, mock_store *store);
+ * when store is not NULL, objects per resource; with watch (may be NULL),
+ * the watchers closed for being slow and the watch memory. NL_ENOMEM. */
+int mock_metrics_render(nl_buf *out, mock_metrics *m, const mock_watch_stats *watch,
+                        mock_store *store);
 
 /* Answer GET /metrics (1: answered, 0: another path) with m's series, the
  * open watches of watch and the objects of store (either may be NULL).

@@ -18,82 +18,89 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-	        "Usage: nodelet-mockapi [flags]\n"
-	        "\n"
-	        "A fake Kubernetes API server (v%s.%s) serving Namespaces, Nodes, ConfigMaps,\n"
-	        "Events and Leases from an in-memory store.\n"
-	        "\n"
-	        "Flags:\n"
-	        "      --bind-address IP         address to listen on (default 127.0.0.1)\n"
-	        "      --port N                  port to listen on; 0 picks a free one (default "
-	        "8080)\n"
-	        "      --fixtures FILE           load objects from a YAML/JSON manifest "
-	        "(repeatable)\n"
-	        "      --kubeconfig-out FILE     write a kubeconfig pointing at this server\n"
-	        "      --state-file FILE         keep the store in FILE (snapshot) and FILE.log\n"
-	        "                                across restarts; default: memory only\n"
-	        "      --sync-writes MODE        always (fsync before answering), batch (every\n"
-	        "                                --sync-interval) or never (default batch)\n"
-	        "      --sync-interval DURATION  batch mode's fsync interval (default 1s)\n"
-	        "      --discard-bad-state       start from the intact part of a corrupt state\n"
-	        "                                file instead of refusing to start\n"
-	        "      --max-request-bytes N     request body limit (default %u)\n"
-	        "      --max-connections N       concurrent connection limit (default 4096)\n"
-	        "      --idle-timeout SECONDS    close idle connections after (default 120)\n"
-	        "      --threads N               worker threads (default 2)\n"
-	        "      --watch-cache-size N      changes kept per resource for watch resumes "
-	        "(default 1000)\n"
-	        "      --watch-bookmark-interval SECONDS\n"
-	        "                                between watch BOOKMARK events (default 60)\n"
-	        "      --faults FILE             inject the faults listed in a YAML/JSON file\n"
-	        "      --random-seed N           seed of the fault PRNG (default: from the clock)\n"
-	        "      --journal-size N          requests kept in the journal (default 100000)\n"
-	        "      --disable-control-api     answer 404 under /mockapi/v1/\n"
-	        "      --controllers LIST        built-in controllers: *, nodelifecycle,\n"
-	        "                                garbagecollector, -name disables (default *)\n"
-	        "      --node-monitor-grace-period DURATION\n"
-	        "                                lease age that makes a node Unknown (default "
-	        "50s)\n"
-	        "      --node-startup-grace-period DURATION\n"
-	        "                                the same for nodes without a Ready condition "
-	        "(default 1m0s)\n"
-	        "      --node-monitor-period DURATION\n"
-	        "                                between node health checks (default 5s)\n"
-	        "      --tls-cert-file FILE      serve HTTPS with this certificate (PEM)\n"
-	        "      --tls-private-key-file FILE\n"
-	        "                                and its private key\n"
-	        "      --client-ca-file FILE     authenticate client certificates signed by these "
-	        "CAs\n"
-	        "                                (CN = user, O = groups)\n"
-	        "      --token-auth-file FILE    static bearer tokens: token,user,uid,\"group1,"
-	        "group2\"\n"
-	        "      --anonymous-auth[=BOOL]   requests without credentials are\n"
-	        "                                system:anonymous (default true; false: 401)\n"
-	        "      --authorization-mode MODE AlwaysAllow or Node (default AlwaysAllow)\n"
-	        "      --control-api-group GROUP with authentication, only this group may use\n"
-	        "                                /mockapi/v1/ (default system:masters)\n"
-	        "      --generate-certs DIR      write a throwaway CA, serving and client "
-	        "certificates\n"
-	        "                                to DIR and serve HTTPS with them\n"
-	        "      --generate-client-user NAME\n"
-	        "                                the client certificate's user (default "
-	        "kubernetes-admin)\n"
-	        "      --generate-client-groups LIST\n"
-	        "                                its groups, comma-separated (default "
-	        "system:masters)\n"
-	        "      --max-requests-inflight N non-mutating requests in flight, 429 beyond "
-	        "(default 400)\n"
-	        "      --max-mutating-requests-inflight N\n"
-	        "                                mutating requests in flight (default 200)\n"
-	        "      --max-watches N           concurrent watches, 429 beyond (default 3072)\n"
-	        "      --max-header-bytes N      request line and headers, 431 beyond (default "
-	        "16384)\n"
-	        "  -v, --v N                     log verbosity (klog levels; 2 logs every "
-	        "request)\n"
-	        "  -h, --help                    show this help\n"
-	        "      --version                 print the version\n",
-	        MOCK_VERSION_MAJOR, MOCK_VERSION_MINOR, MOCK_DEFAULT_MAX_BODY);
+	fprintf(
+	    f,
+	    "Usage: nodelet-mockapi [flags]\n"
+	    "\n"
+	    "A fake Kubernetes API server (v%s.%s) serving Namespaces, Nodes, ConfigMaps,\n"
+	    "Events and Leases from an in-memory store.\n"
+	    "\n"
+	    "Flags:\n"
+	    "      --bind-address IP         address to listen on (default 127.0.0.1)\n"
+	    "      --port N                  port to listen on; 0 picks a free one (default "
+	    "8080)\n"
+	    "      --fixtures FILE           load objects from a YAML/JSON manifest "
+	    "(repeatable)\n"
+	    "      --kubeconfig-out FILE     write a kubeconfig pointing at this server\n"
+	    "      --state-file FILE         keep the store in FILE (snapshot) and FILE.log\n"
+	    "                                across restarts; default: memory only\n"
+	    "      --sync-writes MODE        always (fsync before answering), batch (every\n"
+	    "                                --sync-interval) or never (default batch)\n"
+	    "      --sync-interval DURATION  batch mode's fsync interval (default 1s)\n"
+	    "      --discard-bad-state       start from the intact part of a corrupt state\n"
+	    "                                file instead of refusing to start\n"
+	    "      --max-request-bytes N     request body limit (default %u)\n"
+	    "      --max-connections N       concurrent connection limit (default 4096)\n"
+	    "      --idle-timeout SECONDS    close idle connections after (default 120)\n"
+	    "      --threads N               worker threads (default 2)\n"
+	    "      --watch-cache-size N      changes kept per resource for watch resumes "
+	    "(default 1000)\n"
+	    "      --watch-bookmark-interval SECONDS\n"
+	    "                                between watch BOOKMARK events (default 60)\n"
+	    "      --watch-buffer-bytes N    event lines held for all watches together, each\n"
+	    "                                shared line once; 429 beyond (default 1073741824;\n"
+	    "                                0: no limit)\n"
+	    "      --watch-backlog-bytes N   a watcher with more unsent bytes is closed, as\n"
+	    "                                an unresponsive one (default 16777216; 0: no\n"
+	    "                                limit)\n"
+	    "      --faults FILE             inject the faults listed in a YAML/JSON file\n"
+	    "      --random-seed N           seed of the fault PRNG (default: from the clock)\n"
+	    "      --journal-size N          requests kept in the journal (default 100000)\n"
+	    "      --disable-control-api     answer 404 under /mockapi/v1/\n"
+	    "      --controllers LIST        built-in controllers: *, nodelifecycle,\n"
+	    "                                garbagecollector, -name disables (default *)\n"
+	    "      --node-monitor-grace-period DURATION\n"
+	    "                                lease age that makes a node Unknown (default "
+	    "50s)\n"
+	    "      --node-startup-grace-period DURATION\n"
+	    "                                the same for nodes without a Ready condition "
+	    "(default 1m0s)\n"
+	    "      --node-monitor-period DURATION\n"
+	    "                                between node health checks (default 5s)\n"
+	    "      --tls-cert-file FILE      serve HTTPS with this certificate (PEM)\n"
+	    "      --tls-private-key-file FILE\n"
+	    "                                and its private key\n"
+	    "      --client-ca-file FILE     authenticate client certificates signed by these "
+	    "CAs\n"
+	    "                                (CN = user, O = groups)\n"
+	    "      --token-auth-file FILE    static bearer tokens: token,user,uid,\"group1,"
+	    "group2\"\n"
+	    "      --anonymous-auth[=BOOL]   requests without credentials are\n"
+	    "                                system:anonymous (default true; false: 401)\n"
+	    "      --authorization-mode MODE AlwaysAllow or Node (default AlwaysAllow)\n"
+	    "      --control-api-group GROUP with authentication, only this group may use\n"
+	    "                                /mockapi/v1/ (default system:masters)\n"
+	    "      --generate-certs DIR      write a throwaway CA, serving and client "
+	    "certificates\n"
+	    "                                to DIR and serve HTTPS with them\n"
+	    "      --generate-client-user NAME\n"
+	    "                                the client certificate's user (default "
+	    "kubernetes-admin)\n"
+	    "      --generate-client-groups LIST\n"
+	    "                                its groups, comma-separated (default "
+	    "system:masters)\n"
+	    "      --max-requests-inflight N non-mutating requests in flight, 429 beyond "
+	    "(default 400)\n"
+	    "      --max-mutating-requests-inflight N\n"
+	    "                                mutating requests in flight (default 200)\n"
+	    "      --max-watches N           concurrent watches, 429 beyond (default 3072)\n"
+	    "      --max-header-bytes N      request line and headers, 431 beyond (default "
+	    "16384)\n"
+	    "  -v, --v N                     log verbosity (klog levels; 2 logs every "
+	    "request)\n"
+	    "  -h, --help                    show this help\n"
+	    "      --version                 print the version\n",
+	    MOCK_VERSION_MAJOR, MOCK_VERSION_MINOR, MOCK_DEFAULT_MAX_BODY);
 }
 
 static int parse_uint(const char *flag, const char *s, unsigned long max, unsigned long *out)
@@ -160,6 +167,8 @@ enum {
 	OPT_IDLE,
 	OPT_WATCH_CACHE,
 	OPT_WATCH_BOOKMARK,
+	OPT_WATCH_BUFFER,
+	OPT_WATCH_BACKLOG,
 	OPT_THREADS,
 	OPT_VERSION,
 	OPT_FAULTS,
@@ -204,6 +213,8 @@ static const struct option long_opts[] = {
     {"idle-timeout", required_argument, NULL, OPT_IDLE},
     {"watch-cache-size", required_argument, NULL, OPT_WATCH_CACHE},
     {"watch-bookmark-interval", required_argument, NULL, OPT_WATCH_BOOKMARK},
+    {"watch-buffer-bytes", required_argument, NULL, OPT_WATCH_BUFFER},
+    {"watch-backlog-bytes", required_argument, NULL, OPT_WATCH_BACKLOG},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"v", required_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -440,6 +451,16 @@ static int parse_flags(int argc, char **argv, mock_options *o, const char **fixt
 			if (parse_uint("watch-bookmark-interval", optarg, 86400, &v) != 0 || v == 0)
 				return -1;
 			o->watch_bookmark_interval = (unsigned)v;
+			break;
+		case OPT_WATCH_BUFFER:
+			if (parse_uint("watch-buffer-bytes", optarg, 1UL << 40, &v) != 0)
+				return -1;
+			o->watch_buffer_bytes = v;
+			break;
+		case OPT_WATCH_BACKLOG:
+			if (parse_uint("watch-backlog-bytes", optarg, 1UL << 40, &v) != 0)
+				return -1;
+			o->watch_backlog_bytes = v;
 			break;
 		case OPT_IDLE:
 			if (parse_uint("idle-timeout", optarg, 86400, &v) != 0)

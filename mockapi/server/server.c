@@ -87,6 +87,8 @@ void mock_options_init(mock_options *o)
 	o->controller_tick_ms = 100;
 	o->watch_cache_size = MOCK_WATCH_DEFAULT_CACHE_SIZE;
 	o->watch_bookmark_interval = MOCK_WATCH_DEFAULT_BOOKMARK_SECONDS;
+	o->watch_buffer_bytes = MOCK_WATCH_DEFAULT_BUFFER_BYTES;
+	o->watch_backlog_bytes = MOCK_WATCH_DEFAULT_BACKLOG_BYTES;
 	o->anonymous_auth = 1;
 	o->max_requests_inflight = MOCK_DEFAULT_MAX_INFLIGHT;
 	o->max_mutating_requests_inflight = MOCK_DEFAULT_MAX_MUTATING_INFLIGHT;
@@ -371,6 +373,9 @@ int mock_server_new(mock_server **out, const mock_options *o, nl_err *err)
 		                        o->watch_cache_size ? o->watch_cache_size
 		                                            : MOCK_WATCH_DEFAULT_CACHE_SIZE,
 		                        o->watch_bookmark_interval * 1000u);
+	if (rc == 0)
+		mock_watch_hub_set_limits(s->api.watch, o->watch_buffer_bytes,
+		                          o->watch_backlog_bytes);
 	/* A restored store is the state the fixtures were loaded into before:
 	 * loading them again would undo what clients changed since. */
 	if (rc == 0 && !restored)
@@ -498,6 +503,9 @@ int mock_server_restart(mock_server *s, nl_err *err)
 	                            s->opts.watch_cache_size ? s->opts.watch_cache_size
 	                                                     : MOCK_WATCH_DEFAULT_CACHE_SIZE,
 	                            s->opts.watch_bookmark_interval * 1000u);
+	if (rc == 0)
+		mock_watch_hub_set_limits(s->api.watch, s->opts.watch_buffer_bytes,
+		                          s->opts.watch_backlog_bytes);
 	if (rc != 0)
 		return nl_err_set(err, rc, "cannot restart the watch hub");
 	return mock_server_start(s, err);

@@ -8,6 +8,9 @@
  * until that resume call; its next pointer is read before the call. */
 #include <errno.h>
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +24,15 @@
 /* How often parked connections are checked for a peer that went away:
  * libmicrohttpd does not look at a suspended socket. */
 #define PROBE_MS 1000
-/* A drained buffer larger than this is released rather than kept. */
-#define KEEP_BYTES (64u * 1024u)
-/* Cap of one live event line (objects are below 3 MiB, the body limit). */
-#define LINE_CAP (16u * 1024u * 1024u)
+/* After this many bytes of lines are freed, or this many watchers have
+ * closed (each connection's buffers in libmicrohttpd are some 50 KiB), or
+ * the last watcher closed,
+ * the hub thread hands free memory back to the system on its next round
+ * (within PROBE_MS, once the connections are gone too): glibc keeps freed
+ * chunks in its arenas, so RSS would stay at its peak after a crowd of
+ * watchers left. */
+#define TRIM_BYTES (8u * 1024u * 1024u)
+#define TRIM_CLOSED 128u
 
 int64_t mock_watch_now_ms(void)
 {
@@ -112,6 +120,8 @@ static void ring_push(watch_ring *g, watch_event *e)
 		g->n--;
 		g->evicted = 1;
 	}
+	e->cum = g->bytes;
+	g->bytes += e->len;
 	g->v[(g->first + g->n) % g->cap] = e;
 	g->n++;
 }
@@ -216,15 +226,83 @@ static int due(mock_watch_hub *h, mock_watcher *w, int64_t now, int64_t *wake_at
 	return 0;
 }
 
-/* Unpark the watchers that are due (all of them when all is set) and
- * return them as a list for resume_all. Under the hub lock. */
+/* Drop the lines a watcher holds but has not started to write (under the
+ * hub lock). The rest of a line already begun stays, so the stream still
+ * ends on a whole event. */
+static void drop_unsent(mock_watcher *w)
+{
+	for (size_t i = w->qhead; i < w->qn; i++)
+		mock__watch_blob_unref(w->hub, w->queue[i]);
+	free(w->queue);
+	w->queue = NULL;
+	w->qhead = w->qn = 0;
+	if (w->cur && w->off == 0) {
+		mock__watch_blob_unref(w->hub, w->cur);
+		w->cur = NULL;
+	}
+}
+
+/* End a watcher that cannot keep up, as the cacher terminates an
+ * unresponsive watcher: the stream just ends (no ERROR; the client
+ * resumes from its last resourceVersion and may get 410), and what it
+ * held is released now, not when its connection finally goes. */
+static void terminate(mock_watch_hub *h, mock_watcher *w, const char *why)
+{
+	MOCK_LOG_V(2, "watch: closing a %s watch that %s", w->r->plural, why);
+	w->state = WATCH_ENDING;
+	h->terminated[w->r->id]++;
+	drop_unsent(w);
+}
+
+/* Bytes the watcher has yet to write besides its initial events: the rest
+ * of its current line and the changes from the next one it selects (the
+ * unselected ones before it are skipped here, as the reader would). -1
+ * when it fell out of the ring. */
+static int64_t backlog(mock_watch_hub *h, mock_watcher *w)
+{
+	const watch_ring *g = &h->rings[w->r->id];
+	if (w->next_seq < g->first)
+		return -1;
+	for (; w->next_seq < g->first + g->n; w->next_seq++) {
+		watch_event *e = mock__watch_ring_at(g, w->next_seq);
+		if ((w->filtered && mock__watch_event_attrs(e, w->r) != 0) ||
+		    mock__watch_classify(w, e))
+			break;
+	}
+	uint64_t b = w->cur ? w->cur->len - w->off : 0;
+	if (w->next_seq < g->first + g->n)
+		b += g->bytes - mock__watch_ring_at(g, w->next_seq)->cum;
+	return (int64_t)b;
+}
+
+/* Whether a live watcher must be closed for being too slow. */
+static int too_slow(mock_watch_hub *h, mock_watcher *w)
+{
+	if (w->state != WATCH_LIVE || w->stall)
+		return 0;
+	int64_t b = backlog(h, w);
+	if (b < 0) {
+		terminate(h, w, "fell behind the watch cache");
+		return 1;
+	}
+	if (h->backlog_limit && (uint64_t)b > h->backlog_limit) {
+		terminate(h, w, "has more than --watch-backlog-bytes to write");
+		return 1;
+	}
+	return 0;
+}
+
+/* Close the watchers that are too slow, then unpark the ones that are due
+ * (all of them when all is set) and return those as a list for
+ * resume_all. Under the hub lock. */
 static mock_watcher *collect(mock_watch_hub *h, int64_t now, int probe, int all, int64_t *wake_at)
 {
 	mock_watcher *list = NULL;
 	for (mock_watcher *w = h->head; w; w = w->next) {
+		int slow = !all && too_slow(h, w);
 		if (!w->parked)
 			continue;
-		int wake = all || due(h, w, now, wake_at);
+		int wake = all || slow || due(h, w, now, wake_at);
 		if (!wake && probe && peer_gone(w->fd)) {
 			MOCK_LOG_V(2, "watch: %s client went away", w->r->plural);
 			w->state = WATCH_GONE;
@@ -269,8 +347,16 @@ static void *hub_main(void *arg)
 		int64_t wake_at = next_probe;
 		h->pending = 0;
 		mock_watcher *list = collect(h, now, probe, 0, &wake_at);
+		int trim = h->freed >= TRIM_BYTES || h->closed >= TRIM_CLOSED ||
+		           (h->count == 0 && h->closed > 0);
+		if (trim)
+			h->freed = h->closed = 0;
 		pthread_mutex_unlock(&h->lock);
 		resume_all(list);
+#ifdef __GLIBC__
+		if (trim)
+			malloc_trim(0);
+#endif
 		pthread_mutex_lock(&h->lock);
 		/* Watchers that parked meanwhile lowered h->wake_at. */
 		wake_at = min64(wake_at, h->wake_at);
@@ -328,6 +414,8 @@ int mock_watch_hub_new(mock_watch_hub **out, mock_store *s, size_t cache_size, u
 	}
 	h->store = s;
 	h->wake_at = INT64_MAX;
+	h->buffer_limit = MOCK_WATCH_DEFAULT_BUFFER_BYTES;
+	h->backlog_limit = MOCK_WATCH_DEFAULT_BACKLOG_BYTES;
 	h->bookmark_ms = bookmark_ms ? bookmark_ms : MOCK_WATCH_DEFAULT_BOOKMARK_SECONDS * 1000u;
 	if (pthread_mutex_init(&h->lock, NULL) != 0 || cond_init_monotonic(&h->cond) != 0 ||
 	    cond_init_monotonic(&h->drained) != 0) {
@@ -393,6 +481,7 @@ void mock_watch_hub_free(mock_watch_hub *h)
 	if (h->count > 0)
 		MOCK_LOG_ERROR("watch: hub freed with %zu open watchers", h->count);
 	rings_free(h);
+	mock__watch_blobs_free(h);
 	pthread_cond_destroy(&h->drained);
 	pthread_cond_destroy(&h->cond);
 	pthread_mutex_destroy(&h->lock);
@@ -407,6 +496,26 @@ size_t mock_watch_hub_count(mock_watch_hub *h)
 	return n;
 }
 
+void mock_watch_hub_set_limits(mock_watch_hub *h, size_t total, size_t backlog_bytes)
+{
+	pthread_mutex_lock(&h->lock);
+	h->buffer_limit = total;
+	h->backlog_limit = backlog_bytes;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void mock_watch_hub_stats(mock_watch_hub *h, mock_watch_stats *out)
+{
+	pthread_mutex_lock(&h->lock);
+	out->watchers = h->count;
+	out->buffered = h->buffered;
+	out->shared = h->nshared;
+	memcpy(out->terminated, h->terminated, sizeof(out->terminated));
+	out->refused = h->refused;
+	pthread_mutex_unlock(&h->lock);
+}
+
 uint64_t mock_watch_hub_oldest(mock_watch_hub *h, const mock_resource *r)
 {
 	pthread_mutex_lock(&h->lock);
@@ -418,6 +527,7 @@ uint64_t mock_watch_hub_oldest(mock_watch_hub *h, const mock_resource *r)
 /* ------------------------------------------------------------------------
  * Watchers */
 
+/* Free a watcher whose lines are released (release_lines). */
 static void watcher_free(mock_watcher *w)
 {
 	if (w->enc.free)
@@ -425,8 +535,47 @@ static void watcher_free(mock_watcher *w)
 	free(w->ns);
 	nl_label_selector_free(w->labels);
 	nl_field_selector_free(w->fields);
-	nl_buf_free(&w->out);
 	free(w);
+}
+
+/* Under the hub lock. */
+static void release_lines(mock_watcher *w)
+{
+	w->off = 0;
+	drop_unsent(w);
+	mock__watch_blob_unref(w->hub, w->cur);
+	w->cur = NULL;
+}
+
+/* Queue a line after the initial ones (under the hub lock). */
+static int queue_push(mock_watcher *w, watch_blob *b)
+{
+	watch_blob **v = realloc(w->queue, (w->qn + 1) * sizeof(*v));
+	if (!v) {
+		mock__watch_blob_unref(w->hub, b);
+		return NL_ENOMEM;
+	}
+	v[w->qn++] = b;
+	w->queue = v;
+	return 0;
+}
+
+/* The ERROR line for st, queued (under the hub lock). */
+static int queue_error(mock_watcher *w, const nl_status *st)
+{
+	nl_buf line;
+	watch_blob *b = NULL;
+	nl_buf_init(&line, WATCH_LINE_CAP);
+	int rc = mock__watch_add_error(&line, w->enc.protobuf, st);
+	/* Not counted against the buffer limit: it is small and ends the
+	 * stream, which frees more than it holds. */
+	size_t limit = w->hub->buffer_limit;
+	w->hub->buffer_limit = 0;
+	if (rc == 0)
+		rc = mock__watch_blob_add(&b, w->hub, &line, NULL);
+	w->hub->buffer_limit = limit;
+	nl_buf_free(&line);
+	return rc == 0 ? queue_push(w, b) : rc;
 }
 
 static int has_terms(const char *f, void *payload)
@@ -453,12 +602,13 @@ static void position(mock_watcher *w, const mock_watch_spec *spec)
 	char req[24];
 	snprintf(req, sizeof(req), "%" PRIu64, spec->rv);
 	nl_status *st = nl_status_expired(req, oldest);
-	if (!st || mock__watch_add_error(&w->out, w->enc.protobuf, st) != 0)
+	if (!st || queue_error(w, st) != 0)
 		MOCK_LOG_ERROR("watch: out of memory writing 410 Expired");
 	nl_status_free(st);
 }
 
-int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec, nl_buf *initial)
+int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec,
+                    mock_watch_initial *initial)
 {
 	mock_watcher *w = calloc(1, sizeof(*w));
 	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, spec->encode_free,
@@ -490,11 +640,11 @@ int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec
 	if (fields)
 		nl_field_selector_each_field(fields, has_terms, &terms);
 	w->filtered = w->ns || terms || (labels && !nl_label_selector_empty(labels));
-	nl_buf_init(&w->out, LINE_CAP);
 	if (initial) {
-		nl_buf_free(&w->out);
-		w->out = *initial;
-		nl_buf_init(initial, initial->cap);
+		w->queue = initial->v;
+		w->qn = initial->n;
+		initial->v = NULL;
+		initial->n = initial->alloc = 0;
 	}
 	int64_t now = mock_watch_now_ms();
 	w->deadline_ms = now + (spec->timeout_ms > 0 ? spec->timeout_ms : 0);
@@ -508,16 +658,18 @@ int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec
 	if (w->limited && w->events_left == 0)
 		w->state = WATCH_ENDING;
 	w->rv = spec->rv;
+	pthread_mutex_lock(&h->lock);
 	if (spec->error) {
 		w->state = WATCH_ENDING;
-		if (mock__watch_add_error(&w->out, spec->protobuf, spec->error) != 0) {
+		if (queue_error(w, spec->error) != 0) {
+			release_lines(w);
+			pthread_mutex_unlock(&h->lock);
 			watcher_free(w);
 			return NL_ENOMEM;
 		}
-	}
-	pthread_mutex_lock(&h->lock);
-	if (!spec->error)
+	} else {
 		position(w, spec);
+	}
 	w->next = h->head;
 	if (h->head)
 		h->head->prev = w;
@@ -537,18 +689,6 @@ void mock_watch_attach(mock_watcher *w, void *conn, int fd, mock_watch_conn_fn p
 	w->park = park;
 	w->wake = wake;
 	pthread_mutex_unlock(&w->hub->lock);
-}
-
-/* The connection took everything: start the next line afresh. */
-static void drained(mock_watcher *w)
-{
-	w->off = 0;
-	if (w->out.alloc > KEEP_BYTES || w->out.cap != LINE_CAP) {
-		nl_buf_free(&w->out);
-		nl_buf_init(&w->out, LINE_CAP);
-	} else {
-		nl_buf_reset(&w->out);
-	}
 }
 
 /* Suspend the connection; if the watcher is due before the hub thread
@@ -572,15 +712,25 @@ static ssize_t read_locked(mock_watcher *w, char *buf, size_t max)
 {
 	mock_watch_hub *h = w->hub;
 	for (;;) {
-		if (w->off < w->out.len) {
-			size_t n = w->out.len - w->off;
+		if (w->cur && w->off < w->cur->len) {
+			size_t n = w->cur->len - w->off;
 			n = n < max ? n : max;
-			memcpy(buf, w->out.data + w->off, n);
+			memcpy(buf, w->cur->data + w->off, n);
 			w->off += n;
 			return (ssize_t)n;
 		}
-		if (w->out.data)
-			drained(w);
+		mock__watch_blob_unref(h, w->cur);
+		w->cur = NULL;
+		w->off = 0;
+		if (w->qhead < w->qn) {
+			w->cur = w->queue[w->qhead++];
+			if (w->qhead == w->qn) {
+				free(w->queue);
+				w->queue = NULL;
+				w->qhead = w->qn = 0;
+			}
+			continue;
+		}
 		if (w->state == WATCH_GONE)
 			return MOCK_WATCH_ABORT;
 		if (w->state == WATCH_ENDING || h->stopping)
@@ -591,15 +741,24 @@ static ssize_t read_locked(mock_watcher *w, char *buf, size_t max)
 			return MOCK_WATCH_END;
 		}
 		int rc = mock__watch_next_line(w, now);
-		if (rc < 0) {
-			MOCK_LOG_V(2, "watch: ending a %s watch that fell behind", w->r->plural);
-			w->state = WATCH_ENDING;
-			return MOCK_WATCH_END;
-		}
 		if (rc == 0) {
 			if (w->park)
 				park(w);
 			return 0;
+		}
+		if (rc < 0) {
+			if (rc == WATCH_FELL_BEHIND)
+				terminate(h, w, "fell behind the watch cache");
+			else if (rc == WATCH_OVER_LIMIT)
+				MOCK_LOG_V(2,
+				           "watch: ending a %s watch: --watch-buffer-bytes is full",
+				           w->r->plural);
+			else
+				MOCK_LOG_ERROR(
+				    "watch: ending a %s watch: its next event cannot be written",
+				    w->r->plural);
+			w->state = WATCH_ENDING;
+			return MOCK_WATCH_END;
 		}
 	}
 }
@@ -626,6 +785,8 @@ void mock_watch_close(mock_watcher *w)
 		w->next->prev = w->prev;
 	if (--h->count == 0)
 		pthread_cond_broadcast(&h->drained);
+	release_lines(w);
+	h->closed++;
 	pthread_mutex_unlock(&h->lock);
 	watcher_free(w);
 }

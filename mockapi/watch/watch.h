@@ -29,6 +29,9 @@
 
 #define MOCK_WATCH_DEFAULT_CACHE_SIZE 1000
 #define MOCK_WATCH_DEFAULT_BOOKMARK_SECONDS 60
+/* --watch-buffer-bytes and --watch-backlog-bytes (mock_watch_hub_set_limits). */
+#define MOCK_WATCH_DEFAULT_BUFFER_BYTES ((size_t)1024 * 1024 * 1024)
+#define MOCK_WATCH_DEFAULT_BACKLOG_BYTES ((size_t)16 * 1024 * 1024)
 /* The annotation on the bookmark that ends a sendInitialEvents stream. */
 #define MOCK_WATCH_INITIAL_EVENTS_END "k8s.io/initial-events-end"
 
@@ -79,27 +82,62 @@ typedef struct {
 	int protobuf; /* frames of protobuf WatchEvents instead of JSON lines */
 } mock_watch_spec;
 
-/* The event lines of a stream for spec, as its watcher will write them
- * (its kind, encoder and framing: a JSON line, or a length-prefixed
- * protobuf WatchEvent whose object is the encoder's JSON in protobuf): an
- * event of type ("ADDED", …) for the object's JSON, and a BOOKMARK at rv
- * (initial_end: the one that ends the initial events of
- * sendInitialEvents). For the initial events a watch request gathers
- * before mock_watch_open. 0 or NL_ENOMEM. */
-int mock_watch_spec_line(nl_buf *out, const mock_watch_spec *spec, const char *type,
-                         const char *json, size_t len);
-int mock_watch_spec_bookmark(nl_buf *out, const mock_watch_spec *spec, uint64_t rv,
-                             int initial_end);
+/* The initial events of one watch (the synthetic ADDED events and the
+ * bookmark that may end them), gathered before mock_watch_open. Each line
+ * is built as the stream's watcher will write it (its kind, encoder and
+ * framing: a JSON line, or a length-prefixed protobuf WatchEvent) and is
+ * shared: watchers whose initial events hold the same stored object in
+ * the same framing hold one copy of its line (docs/decisions/0028). */
+struct watch_blob;
+typedef struct {
+	mock_watch_hub *hub;
+	struct watch_blob **v;
+	size_t n, alloc;
+} mock_watch_initial;
+void mock_watch_initial_init(mock_watch_initial *in, mock_watch_hub *h);
+/* Append an event of type ("ADDED", …) for the stored object json. 0;
+ * NL_ETOOBIG when its line would take the hub past its buffer limit
+ * (mock_watch_hub_set_limits); NL_ENOMEM. Takes the hub lock briefly, so
+ * it may run under the store's read lock (store lock → hub lock). */
+int mock_watch_initial_add(mock_watch_initial *in, const mock_watch_spec *spec, const char *type,
+                           const char *json, size_t len);
+/* Append a BOOKMARK at rv (initial_end: the one that ends the initial
+ * events of sendInitialEvents). Codes as above. */
+int mock_watch_initial_bookmark(mock_watch_initial *in, const mock_watch_spec *spec, uint64_t rv,
+                                int initial_end);
+/* Release what is still held (mock_watch_open takes the content over). */
+void mock_watch_initial_free(mock_watch_initial *in);
+
+/* Memory limits (docs/mockapi.md, "Watch memory"). total: bytes of event
+ * lines held for all watchers together, each shared line once; a watch
+ * whose initial events do not fit is refused (the handler answers 429)
+ * and a stream whose next line does not fit ends. backlog: a watcher
+ * with more than this many bytes to write — the rest of its current line
+ * and the changes after the next one it selects — is closed as the watch
+ * cache closes an unresponsive watcher: its stream ends, no ERROR. 0: no
+ * limit. Defaults: MOCK_WATCH_DEFAULT_BUFFER_BYTES, ..._BACKLOG_BYTES. */
+void mock_watch_hub_set_limits(mock_watch_hub *h, size_t total, size_t backlog);
+
+/* What /metrics shows of the hub. */
+typedef struct {
+	size_t watchers;
+	size_t buffered;                      /* bytes of event lines held */
+	size_t shared;                        /* lines held in the table, once each */
+	uint64_t terminated[MOCK_KIND_COUNT]; /* watchers closed for being too slow */
+	uint64_t refused;                     /* watches refused or ended by the total */
+} mock_watch_stats;
+void mock_watch_hub_stats(mock_watch_hub *h, mock_watch_stats *out);
 
 /* Monotonic milliseconds, the clock of stream timeouts and bookmarks. */
 int64_t mock_watch_now_ms(void);
 
-/* Register a watcher. initial (may be NULL) holds complete event lines sent
- * first (the synthetic ADDED events); its content is taken over and initial
- * is left empty. The selectors and the encoder's payload move into the
+/* Register a watcher. initial (may be NULL) holds the lines sent first
+ * (the synthetic ADDED events); its content is taken over and initial is
+ * left empty. The selectors and the encoder's payload move into the
  * watcher, also on failure (spec's pointers are cleared). *out:
  * mock_watch_close. */
-int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec, nl_buf *initial);
+int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec,
+                    mock_watch_initial *initial);
 
 /* How the HTTP layer suspends and resumes a connection; the hub calls park
  * under its lock from inside mock_watch_read, wake from the hub thread. */

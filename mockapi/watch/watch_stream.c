@@ -3,6 +3,7 @@
  * as kube-apiserver's JSON watch encoder writes them; or, for a protobuf
  * watch, length-prefixed WatchEvent frames, docs/protobuf.md). */
 #include <inttypes.h>
+#include <nodelet/json_text.h>
 #include <nodelet/meta.h>
 #include <nodelet/protobuf.h>
 #include <stdio.h>
@@ -257,6 +258,60 @@ static int add_bookmark(nl_buf *out, const watch_encoder *enc, uint64_t rv, int 
 	return add_line(out, enc, "BOOKMARK", obj, (size_t)n);
 }
 
+/* The line of an event of type for the object json (its resourceVersion
+ * rv, 0 when unknown) as enc writes it: the shared one when it exists or
+ * can be, else a private one. Under the hub lock when locked; otherwise
+ * the lock is taken only around the table, and the line is built
+ * outside it. NL_ETOOBIG: the hub's buffer limit. */
+static int event_line(watch_blob **out, mock_watch_hub *h, const watch_encoder *enc,
+                      const char *type, const char *json, size_t len, uint64_t rv, int locked)
+{
+	watch_key k = {(int)enc->r->id, mock__watch_line_type(type), enc->protobuf, rv};
+	int keyed = !enc->fn && k.type >= 0 && rv != 0;
+	if (keyed) {
+		if (!locked)
+			pthread_mutex_lock(&h->lock);
+		*out = mock__watch_blob_find(h, &k);
+		if (!locked)
+			pthread_mutex_unlock(&h->lock);
+		if (*out)
+			return 0;
+	}
+	nl_buf line;
+	nl_buf_init(&line, WATCH_LINE_CAP);
+	int rc = add_line(&line, enc, type, json, len);
+	if (rc != 0) {
+		nl_buf_free(&line);
+		return rc;
+	}
+	if (!locked)
+		pthread_mutex_lock(&h->lock);
+	rc = mock__watch_blob_add(out, h, &line, keyed ? &k : NULL);
+	if (rc == NL_ETOOBIG)
+		h->refused++;
+	if (!locked)
+		pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+/* A private line from out's content (a bookmark, an ERROR). */
+static int private_line(watch_blob **b, mock_watch_hub *h, nl_buf *line, int locked)
+{
+	if (!locked)
+		pthread_mutex_lock(&h->lock);
+	int rc = mock__watch_blob_add(b, h, line, NULL);
+	if (rc == NL_ETOOBIG)
+		h->refused++;
+	if (!locked)
+		pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+static int next_line_code(int rc)
+{
+	return rc == NL_ETOOBIG ? WATCH_OVER_LIMIT : WATCH_FAILED;
+}
+
 int mock__watch_next_line(mock_watcher *w, int64_t now)
 {
 	mock_watch_hub *h = w->hub;
@@ -264,17 +319,21 @@ int mock__watch_next_line(mock_watcher *w, int64_t now)
 	if (w->stall)
 		return 0;
 	if (w->next_seq < g->first)
-		return -1; /* fell behind the ring: what it missed is gone */
+		return WATCH_FELL_BEHIND; /* what it missed is gone */
 	while (w->next_seq < g->first + g->n) {
 		watch_event *e = mock__watch_ring_at(g, w->next_seq);
 		if (w->filtered && mock__watch_event_attrs(e, w->r) != 0)
-			return -1;
+			return WATCH_FAILED;
 		const char *type = mock__watch_classify(w, e);
-		w->next_seq++;
-		if (!type)
+		if (!type) {
+			w->next_seq++;
 			continue;
-		if (add_line(&w->out, &w->enc, type, e->json, e->len) != 0)
-			return -1;
+		}
+		int rc = event_line(&w->cur, h, &w->enc, type, e->json, e->len, e->rv, 1);
+		if (rc != 0)
+			return next_line_code(rc);
+		w->next_seq++;
+		w->off = 0;
 		w->rv = e->rv;
 		if (w->limited && --w->events_left == 0)
 			w->state = WATCH_ENDING; /* after this line */
@@ -284,8 +343,15 @@ int mock__watch_next_line(mock_watcher *w, int64_t now)
 		/* Caught up with the ring, so every change up to the hub's
 		 * resourceVersion has been seen. */
 		uint64_t rv = h->rv > w->rv ? h->rv : w->rv;
-		if (add_bookmark(&w->out, &w->enc, rv, 0) != 0)
-			return -1;
+		nl_buf line;
+		nl_buf_init(&line, WATCH_LINE_CAP);
+		int rc = add_bookmark(&line, &w->enc, rv, 0);
+		if (rc == 0)
+			rc = private_line(&w->cur, h, &line, 1);
+		nl_buf_free(&line);
+		if (rc != 0)
+			return next_line_code(rc);
+		w->off = 0;
 		w->rv = rv;
 		w->next_bookmark_ms = now + h->bookmark_ms;
 		return 1;
@@ -293,15 +359,80 @@ int mock__watch_next_line(mock_watcher *w, int64_t now)
 	return 0;
 }
 
-int mock_watch_spec_line(nl_buf *out, const mock_watch_spec *spec, const char *type,
-                         const char *json, size_t len)
+/* ------------------------------------------------------------------------
+ * Initial event sets */
+
+void mock_watch_initial_init(mock_watch_initial *in, mock_watch_hub *h)
 {
-	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL, spec->protobuf};
-	return add_line(out, &enc, type, json, len);
+	memset(in, 0, sizeof(*in));
+	in->hub = h;
 }
 
-int mock_watch_spec_bookmark(nl_buf *out, const mock_watch_spec *spec, uint64_t rv, int initial_end)
+static int initial_push(mock_watch_initial *in, watch_blob *b)
+{
+	if (in->n == in->alloc) {
+		size_t n = in->alloc ? in->alloc * 2 : 16;
+		watch_blob **v = realloc(in->v, n * sizeof(*v));
+		if (!v) {
+			pthread_mutex_lock(&in->hub->lock);
+			mock__watch_blob_unref(in->hub, b);
+			pthread_mutex_unlock(&in->hub->lock);
+			return NL_ENOMEM;
+		}
+		in->v = v;
+		in->alloc = n;
+	}
+	in->v[in->n++] = b;
+	return 0;
+}
+
+/* metadata.resourceVersion of a stored object, 0 when it has none. */
+static uint64_t object_rv(const char *json, size_t len)
+{
+	const char *v;
+	size_t vlen;
+	if (nl_json_text_member(&v, &vlen, json, len, "metadata.resourceVersion") != 0 ||
+	    vlen < 3 || v[0] != '"' || vlen > 22)
+		return 0;
+	char digits[24];
+	memcpy(digits, v + 1, vlen - 2);
+	digits[vlen - 2] = '\0';
+	uint64_t rv = 0;
+	return nl_rv_parse(&rv, digits) == 0 ? rv : 0;
+}
+
+int mock_watch_initial_add(mock_watch_initial *in, const mock_watch_spec *spec, const char *type,
+                           const char *json, size_t len)
 {
 	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL, spec->protobuf};
-	return add_bookmark(out, &enc, rv, initial_end);
+	watch_blob *b = NULL;
+	int rc = event_line(&b, in->hub, &enc, type, json, len, object_rv(json, len), 0);
+	return rc == 0 ? initial_push(in, b) : rc;
+}
+
+int mock_watch_initial_bookmark(mock_watch_initial *in, const mock_watch_spec *spec, uint64_t rv,
+                                int initial_end)
+{
+	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL, spec->protobuf};
+	watch_blob *b = NULL;
+	nl_buf line;
+	nl_buf_init(&line, WATCH_LINE_CAP);
+	int rc = add_bookmark(&line, &enc, rv, initial_end);
+	if (rc == 0)
+		rc = private_line(&b, in->hub, &line, 0);
+	nl_buf_free(&line);
+	return rc == 0 ? initial_push(in, b) : rc;
+}
+
+void mock_watch_initial_free(mock_watch_initial *in)
+{
+	if (in->n) {
+		pthread_mutex_lock(&in->hub->lock);
+		for (size_t i = 0; i < in->n; i++)
+			mock__watch_blob_unref(in->hub, in->v[i]);
+		pthread_mutex_unlock(&in->hub->lock);
+	}
+	free(in->v);
+	in->v = NULL;
+	in->n = in->alloc = 0;
 }

@@ -3,12 +3,16 @@
  * 410 for history the watch cache no longer has, bookmarks, timeouts,
  * sendInitialEvents, a client that vanishes while its connection is
  * suspended, a thousand concurrent watchers, and a clean stop. */
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
 #include <nodelet/buf.h>
 #include <nodelet/meta.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -541,6 +545,122 @@ static void test_watch__a_thousand_watchers_each_get_the_event(void)
 	CU_ASSERT_TRUE(settle(srv, before, 10000));
 }
 
+/* --- memory: watchers that never read ------------------------------------- */
+
+#define MEM_WATCHERS 100
+#define MB (1024 * 1024)
+
+/* A watch request on a raw socket whose receive buffer is small, so the
+ * kernel takes little of the stream and the rest waits in the server. */
+static int raw_watch(const char *path)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	int small = 4096;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(mock_server_port(srv))};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	char req[512];
+	int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", path);
+	CU_ASSERT_EQUAL_FATAL(write(fd, req, (size_t)n), n);
+	return fd;
+}
+
+/* A metric's value from /metrics (the first line starting with name). */
+static double metric(const char *name)
+{
+	nl_http_resp r;
+	double v = -1;
+	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "GET", "/metrics", NULL, NULL), 0);
+	for (const char *p = r.body; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, name, strlen(name)) == 0 && p[strlen(name)] == ' ')
+			v = strtod(p + strlen(name) + 1, NULL);
+	nl_http_resp_free(&r);
+	return v;
+}
+
+static void put_big_cm(const char *method, const char *name, char fill)
+{
+	char path[128], rv[32];
+	char *body = malloc(MB + 256);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+	int n = snprintf(body, 256,
+	                 "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+	                 "\"%s\"},\"data\":{\"v\":\"",
+	                 name);
+	memset(body + n, fill, MB);
+	strcpy(body + n + MB, "\"}}");
+	snprintf(path, sizeof(path), "/api/v1/namespaces/mem/configmaps%s%s",
+	         strcmp(method, "POST") == 0 ? "" : "/", strcmp(method, "POST") == 0 ? "" : name);
+	request_rv(rv, strcmp(method, "POST") == 0 ? 201 : 200, method, path, body);
+	free(body);
+}
+
+/* Issue 19: 100 watchers of 3 x 1 MB ConfigMaps that never read held a
+ * copy each (308 MB). Their initial events are now one shared copy; when
+ * the ConfigMaps keep changing, each watcher's backlog passes
+ * --watch-backlog-bytes (16 MiB) and the watch cache's rule closes it: the
+ * lines are freed at once, and its stream ends without an ERROR event. */
+static void test_watch__watchers_that_never_read_share_one_copy(void)
+{
+	static int fds[MEM_WATCHERS];
+	make_namespace("mem");
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "big%d", i);
+		put_big_cm("POST", name, 'a');
+	}
+	CU_ASSERT_TRUE_FATAL(settle(srv, 0, 5000));
+	double slow0 = metric("apiserver_terminated_watchers_total{resource=\"configmaps\"}");
+	for (int i = 0; i < MEM_WATCHERS; i++)
+		fds[i] = raw_watch("/api/v1/namespaces/mem/configmaps?watch=true");
+	CU_ASSERT_TRUE(settle(srv, MEM_WATCHERS, 10000));
+	double held = metric("nodelet_mockapi_watch_buffer_bytes");
+	CU_ASSERT(held >= 3.0 * MB && held < 4.0 * MB);
+
+	/* Seventeen more megabytes of changes: every watcher is behind by
+	 * more than 16 MiB. */
+	for (int k = 0; k < 17; k++)
+		put_big_cm("PUT", "big0", (char)('b' + k));
+	int64_t end = now_ms() + 10000;
+	while (metric("apiserver_terminated_watchers_total{resource=\"configmaps\"}") <
+	           (slow0 < 0 ? 0 : slow0) + MEM_WATCHERS &&
+	       now_ms() < end)
+		usleep(20000);
+	CU_ASSERT_EQUAL(metric("apiserver_terminated_watchers_total{resource=\"configmaps\"}"),
+	                (slow0 < 0 ? 0 : slow0) + MEM_WATCHERS);
+	/* What is left is at most the lines some had begun to write. */
+	CU_ASSERT(metric("nodelet_mockapi_watch_buffer_bytes") < 4.0 * MB);
+
+	/* One of them reads now: the rest of what it had begun, then the
+	 * chunked stream's end; no ERROR event. */
+	nl_buf got;
+	nl_buf_init(&got, 0);
+	char chunk[65536];
+	ssize_t n;
+	struct timeval tv = {10, 0};
+	setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while ((n = read(fds[0], chunk, sizeof(chunk))) > 0) {
+		nl_buf_add(&got, chunk, (size_t)n);
+		if (got.len >= 5 && memcmp(got.data + got.len - 5, "0\r\n\r\n", 5) == 0)
+			break;
+	}
+	CU_ASSERT(got.len >= 5 && memcmp(got.data + got.len - 5, "0\r\n\r\n", 5) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(got.data, "HTTP/1.1 200"));
+	CU_ASSERT_PTR_NULL(strstr(got.data, "\"ERROR\""));
+	nl_buf_free(&got);
+	for (int i = 0; i < MEM_WATCHERS; i++)
+		close(fds[i]);
+	CU_ASSERT_TRUE(settle(srv, 0, 10000));
+	CU_ASSERT_EQUAL(metric("nodelet_mockapi_watch_buffer_bytes"), 0);
+	for (int i = 0; i < 3; i++) {
+		char path[128], rv[32];
+		snprintf(path, sizeof(path), "/api/v1/namespaces/mem/configmaps/big%d", i);
+		request_rv(rv, 200, "DELETE", path, NULL);
+	}
+}
+
 static void test_watch__stop_ends_open_streams_promptly(void)
 {
 	mock_server *s = start_server(NULL);
@@ -613,6 +733,8 @@ static CU_TestInfo tests[] = {
     {"a_thousand_watchers_each_get_the_event", test_watch__a_thousand_watchers_each_get_the_event},
     {"stop_ends_open_streams_promptly", test_watch__stop_ends_open_streams_promptly},
     {"discovery_lists_watch", test_watch__discovery_lists_watch},
+    {"watchers_that_never_read_share_one_copy",
+     test_watch__watchers_that_never_read_share_one_copy},
     CU_TEST_INFO_NULL,
 };
 

@@ -65,7 +65,8 @@ static char *render(mock_metrics *m, size_t watchers, mock_store *store)
 {
 	nl_buf out;
 	nl_buf_init(&out, 0);
-	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, m, watchers, store), 0);
+	mock_watch_stats ws = {.watchers = watchers};
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, m, &ws, store), 0);
 	char *text = nl_buf_detach(&out, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	return text;
@@ -173,8 +174,10 @@ static void test_metrics__every_line_is_exposition_format(void)
 			          strncmp(line, "# TYPE ", 7) == 0);
 			continue;
 		}
+		/* name{labels} value, or name value */
 		char *brace = strchr(line, '{'), *close = strrchr(line, '}');
-		CU_ASSERT_PTR_NOT_NULL_FATAL(brace);
+		if (!brace)
+			close = strchr(line, ' ') - 1;
 		CU_ASSERT_PTR_NOT_NULL_FATAL(close);
 		CU_ASSERT_EQUAL(close[1], ' ');
 		char *end = NULL;
@@ -184,6 +187,34 @@ static void test_metrics__every_line_is_exposition_format(void)
 	free(text);
 	mock_store_free(st);
 	mock_metrics_free(m);
+}
+
+/* The watch cache's counter of watchers closed for being slow (only the
+ * resources that had one, as a counter vector shows), and the mock's watch
+ * memory gauge and refusals. */
+static void test_metrics__watch_memory(void)
+{
+	nl_buf out;
+	mock_watch_stats ws = {.watchers = 2, .buffered = 12345, .refused = 4};
+	nl_buf_init(&out, 0);
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, NULL, &ws, NULL), 0);
+	CU_ASSERT_PTR_NULL(strstr(out.data, "apiserver_terminated_watchers_total"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data, "\nnodelet_mockapi_watch_buffer_bytes 12345\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(out.data, "\nnodelet_mockapi_watch_buffer_refused_total 4\n"));
+	nl_buf_free(&out);
+	ws.terminated[MOCK_KIND_CONFIGMAP] = 3;
+	ws.terminated[MOCK_KIND_LEASE] = 1;
+	nl_buf_init(&out, 0);
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, NULL, &ws, NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(out.data, "# TYPE apiserver_terminated_watchers_total counter\n"
+	                     "apiserver_terminated_watchers_total{resource=\"configmaps\"} 3\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	    out.data,
+	    "apiserver_terminated_watchers_total{resource=\"leases.coordination.k8s.io\"} 1\n"));
+	CU_ASSERT_PTR_NULL(strstr(out.data, "{resource=\"nodes\"}"));
+	nl_buf_free(&out);
 }
 
 /* A request counts in the series whose six labels equal its own, by value;
@@ -277,6 +308,7 @@ static CU_TestInfo tests[] = {
     {"every_line_is_exposition_format", test_metrics__every_line_is_exposition_format},
     {"series_are_capped", test_metrics__series_are_capped},
     {"served_at_metrics", test_metrics__served_at_metrics},
+    {"watch_memory", test_metrics__watch_memory},
     CU_TEST_INFO_NULL,
 };
 

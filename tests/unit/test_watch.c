@@ -900,6 +900,204 @@ static void test_watch__faults_shape_the_stream(void)
 	env_stop();
 }
 
+/* --- memory: shared lines, the backlog cap, the total limit ------------ */
+
+/* A ConfigMap a/name with one data value of size bytes of ch. */
+static uint64_t put_big(const char *name, size_t size, char ch, mock_write_op op)
+{
+	char *text = malloc(size + 256);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	int n = snprintf(text, 256,
+	                 "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+	                 "\"%s\",\"namespace\":\"a\"},\"data\":{\"v\":\"",
+	                 name);
+	memset(text + n, ch, size);
+	strcpy(text + n + size, "\"}}");
+	uint64_t rv = write_obj(cm, op, text);
+	free(text);
+	return rv;
+}
+
+static mock_watch_stats stats(void)
+{
+	mock_watch_stats st;
+	mock_watch_hub_stats(hub, &st);
+	return st;
+}
+
+/* The hub thread closes slow watchers; wait (bounded) until it has. */
+static void wait_terminated(uint64_t n)
+{
+	for (int i = 0; i < 300 && stats().terminated[MOCK_KIND_CONFIGMAP] < n; i++)
+		usleep(10000);
+	CU_ASSERT_EQUAL(stats().terminated[MOCK_KIND_CONFIGMAP], n);
+}
+
+#define WATCHERS 40
+#define BIG (100 * 1024)
+
+/* The watch cache serializes an object once per encoding and every
+ * watcher writes those bytes: 40 JSON and 40 protobuf watchers of the same
+ * state hold two lines, not 80 (issue 19: 1000 watchers of 3 x 1 MB held
+ * 2.9 GB). A new version is a new line; the old one goes with the last
+ * watcher that holds it, and nothing is left once all are closed. */
+static void test_watch__initial_lines_are_shared_by_watchers(void)
+{
+	env_start(100, 60000);
+	mock_api api = api_of();
+	put_big("big", BIG, 'z', MOCK_WRITE_CREATE);
+	mock_response rj[WATCHERS], rp[WATCHERS];
+	for (int i = 0; i < WATCHERS; i++) {
+		get_accept(&rj[i], &api, "/api/v1/namespaces/a/configmaps", "watch=1",
+		           "application/json");
+		get_accept(&rp[i], &api, "/api/v1/namespaces/a/configmaps", "watch=1",
+		           "application/vnd.kubernetes.protobuf");
+		CU_ASSERT_EQUAL_FATAL(rj[i].code, 200);
+		CU_ASSERT_EQUAL_FATAL(rp[i].code, 200);
+	}
+	mock_watch_stats st = stats();
+	CU_ASSERT_EQUAL(st.watchers, 2 * WATCHERS);
+	CU_ASSERT_EQUAL(st.shared, 2);
+	CU_ASSERT(st.buffered > 2 * BIG && st.buffered < 2 * BIG + 2048);
+
+	/* Each stream still carries the whole object. */
+	char *text = drain(rj[0].stream, 4096, &(ssize_t){0});
+	CU_ASSERT(strlen(text) > BIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "{\"type\":\"ADDED\",\"object\":{"));
+	free(text);
+	json_object *pe[2];
+	ssize_t end;
+	CU_ASSERT_EQUAL(pb_events(pe, 2, rp[0].stream, &end), 1);
+	CU_ASSERT_EQUAL(strlen(nl_json_get_string(pe[0], "object.data.v")), BIG);
+	json_object_put(pe[0]);
+
+	/* A change: one shared MODIFIED line per encoding while it is being
+	 * written, a new initial line for new watchers. */
+	put_big("big", BIG, 'y', MOCK_WRITE_UPDATE);
+	char chunk[64];
+	CU_ASSERT(mock_watch_read(rj[1].stream, chunk, sizeof(chunk)) > 0); /* its ADDED */
+	mock_response late;
+	get_accept(&late, &api, "/api/v1/namespaces/a/configmaps", "watch=1", "application/json");
+	CU_ASSERT_EQUAL_FATAL(late.code, 200);
+	CU_ASSERT_EQUAL(stats().shared, 3); /* old JSON and protobuf, new JSON */
+	mock_response_free(&late);
+	CU_ASSERT_EQUAL(stats().shared, 2);
+
+	for (int i = 0; i < WATCHERS; i++) {
+		mock_response_free(&rj[i]);
+		mock_response_free(&rp[i]);
+	}
+	st = stats();
+	CU_ASSERT_EQUAL(st.watchers, 0);
+	CU_ASSERT_EQUAL(st.shared, 0);
+	CU_ASSERT_EQUAL(st.buffered, 0);
+	env_stop();
+}
+
+/* Two watchers writing the same change share its line. */
+static void test_watch__live_lines_are_shared_while_written(void)
+{
+	env_start(100, 60000);
+	mock_watcher *w1 = open_cm(mock_store_rv(store), 0, NULL, NULL, NULL);
+	mock_watcher *w2 = open_cm(mock_store_rv(store), 0, NULL, NULL, NULL);
+	put_big("big", BIG, 'z', MOCK_WRITE_CREATE);
+	char chunk[64];
+	CU_ASSERT(mock_watch_read(w1, chunk, sizeof(chunk)) > 0);
+	CU_ASSERT(mock_watch_read(w2, chunk, sizeof(chunk)) > 0);
+	mock_watch_stats st = stats();
+	CU_ASSERT_EQUAL(st.shared, 1);
+	CU_ASSERT(st.buffered > BIG && st.buffered < BIG + 1024);
+	mock_watch_close(w1);
+	CU_ASSERT_EQUAL(stats().shared, 1);
+	mock_watch_close(w2);
+	CU_ASSERT_EQUAL(stats().buffered, 0);
+	env_stop();
+}
+
+/* A watcher with more than --watch-backlog-bytes to write is closed as
+ * the cacher closes an unresponsive watcher: what it held is released at
+ * once, the line it had begun is finished, and the stream ends without an
+ * ERROR event (the client resumes from its last resourceVersion). */
+static void test_watch__backlog_cap_ends_stream_without_error(void)
+{
+	env_start(1000, 60000);
+	mock_watch_hub_set_limits(hub, 0, 64 * 1024);
+	mock_watcher *idle = open_cm(mock_store_rv(store), 0, NULL, NULL, NULL);
+	mock_watcher *begun = open_cm(mock_store_rv(store), 0, NULL, NULL, NULL);
+	mock_watcher *other_ns = open_cm(mock_store_rv(store), 0, "b", NULL, NULL);
+	put_big("c0", 16 * 1024, 'q', MOCK_WRITE_CREATE);
+	char head[100];
+	CU_ASSERT_EQUAL(mock_watch_read(begun, head, sizeof(head)), (ssize_t)sizeof(head));
+	for (int i = 1; i < 6; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "c%d", i);
+		put_big(name, 16 * 1024, 'q', MOCK_WRITE_CREATE);
+	}
+	/* 6 x 16 KiB: over 64 KiB for the two that select them; the watcher
+	 * of namespace b selects none, so it has nothing to write. */
+	wait_terminated(2);
+	ssize_t end;
+	char *text = drain(idle, 4096, &end);
+	CU_ASSERT_STRING_EQUAL(text, "");
+	CU_ASSERT_EQUAL(end, MOCK_WATCH_END);
+	free(text);
+	text = drain(begun, 4096, &end);
+	CU_ASSERT_EQUAL(end, MOCK_WATCH_END);
+	CU_ASSERT(strlen(text) > 16 * 1024);
+	/* the rest of its first line, and nothing after it */
+	CU_ASSERT_PTR_NULL(strstr(text, "\"type\":"));
+	CU_ASSERT_EQUAL(text[strlen(text) - 1], '\n');
+	CU_ASSERT_EQUAL(strchr(text, '\n'), text + strlen(text) - 1);
+	free(text);
+	CU_ASSERT_EQUAL(mock_watch_read(other_ns, head, sizeof(head)), 0);
+	mock_watch_close(idle);
+	mock_watch_close(begun);
+	CU_ASSERT_EQUAL(stats().buffered, 0);
+	mock_watch_close(other_ns);
+	env_stop();
+}
+
+/* --watch-buffer-bytes bounds the lines of all watchers together: a watch
+ * whose initial events do not fit is refused with the 429 of
+ * --max-watches, a stream whose next line does not fit ends; shared lines
+ * count once. */
+static void test_watch__buffer_limit_refuses_and_ends_watches(void)
+{
+	env_start(100, 60000);
+	mock_api api = api_of();
+	put_big("big", BIG, 'z', MOCK_WRITE_CREATE);
+	mock_watch_hub_set_limits(hub, BIG * 3 / 2, 0);
+	mock_response r1, r2, r3;
+	get_accept(&r1, &api, "/api/v1/namespaces/a/configmaps", "watch=1", "application/json");
+	get_accept(&r2, &api, "/api/v1/namespaces/a/configmaps", "watch=1", "application/json");
+	CU_ASSERT_EQUAL(r1.code, 200);
+	CU_ASSERT_EQUAL(r2.code, 200); /* the same line: no more memory */
+	put_big("big", BIG, 'y', MOCK_WRITE_UPDATE);
+	get_accept(&r3, &api, "/api/v1/namespaces/a/configmaps", "watch=1", "application/json");
+	CU_ASSERT_EQUAL(r3.code, 429);
+	CU_ASSERT_EQUAL(r3.retry_after, 1);
+	CU_ASSERT_STRING_EQUAL(r3.body.data, "Too many requests, please try again later.\n");
+	CU_ASSERT_EQUAL(stats().refused, 1);
+	mock_response_free(&r3);
+
+	/* r1 writes its ADDED, then its MODIFIED does not fit beside the
+	 * ADDED r2 still holds: r1's stream ends. */
+	ssize_t end;
+	char *text = drain(r1.stream, 4096, &end);
+	CU_ASSERT_EQUAL(end, MOCK_WATCH_END);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"type\":\"ADDED\""));
+	CU_ASSERT_PTR_NULL(strstr(text, "\"type\":\"MODIFIED\""));
+	free(text);
+	CU_ASSERT_EQUAL(stats().refused, 2);
+	mock_response_free(&r1);
+	mock_response_free(&r2);
+	CU_ASSERT_EQUAL(stats().buffered, 0);
+	get_accept(&r3, &api, "/api/v1/namespaces/a/configmaps", "watch=1", "application/json");
+	CU_ASSERT_EQUAL(r3.code, 200);
+	mock_response_free(&r3);
+	env_stop();
+}
+
 static CU_TestInfo tests[] = {
     {"changes_in_order_with_deletion_rv", test_watch__changes_in_order_with_deletion_rv},
     {"resumes_after_rv_without_gaps", test_watch__resumes_after_rv_without_gaps},
@@ -923,6 +1121,10 @@ static CU_TestInfo tests[] = {
     {"handler_refuses_bad_options", test_watch__handler_refuses_bad_options},
     {"list_exact_too_old_is_410", test_watch__list_exact_too_old_is_410},
     {"faults_shape_the_stream", test_watch__faults_shape_the_stream},
+    {"initial_lines_are_shared_by_watchers", test_watch__initial_lines_are_shared_by_watchers},
+    {"live_lines_are_shared_while_written", test_watch__live_lines_are_shared_while_written},
+    {"backlog_cap_ends_stream_without_error", test_watch__backlog_cap_ends_stream_without_error},
+    {"buffer_limit_refuses_and_ends_watches", test_watch__buffer_limit_refuses_and_ends_watches},
     CU_TEST_INFO_NULL,
 };
 
