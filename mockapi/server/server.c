@@ -22,6 +22,7 @@
 #include "control/gate.h"
 #include "core/log.h"
 #include "core/request.h"
+#include "http_framing.h"
 #include "mockapi.h"
 #include "nonresource/metrics.h"
 #include "reply_cache.h"
@@ -199,6 +200,77 @@ static int declared_too_large(struct MHD_Connection *conn, size_t max)
 	return cl && strtoull(cl, NULL, 10) > max;
 }
 
+/* The framing checks (http_framing.h) over libmicrohttpd's fields. It
+ * parses the head in place and ends each value at its first NUL, so a NUL
+ * cannot be seen in the value itself; but the head stays where it was
+ * read, [method, method + header size), and between one value's end and
+ * the next field's name there is only the one or two zeros written over
+ * the line end (two to four after the last: the blank line too). Anything
+ * else there is the rest of a value cut at a NUL. A field not inside the
+ * head (a folded line, which libmicrohttpd moves) is not judged so. */
+typedef struct {
+	mock_framing f;
+	const char *lo, *hi;  /* the head */
+	const char *prev_end; /* just after the previous value, or NULL */
+} framing_walk;
+
+static void check_gap(framing_walk *w, const char *next, size_t min, size_t max)
+{
+	const char *p = w->prev_end;
+	if (!p || next < p || next > w->hi)
+		return;
+	size_t gap = (size_t)(next - p);
+	int cut = gap < min || gap > max;
+	for (; !cut && p < next; p++)
+		cut = *p != '\0';
+	if (cut)
+		mock_framing_refuse_value(&w->f);
+}
+
+static enum MHD_Result framing_field(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     size_t key_size, const char *value, size_t value_size)
+{
+	framing_walk *w = cls;
+	(void)kind;
+	if (key >= w->lo && key < w->hi)
+		check_gap(w, key, 1, 2);
+	mock_framing_field(&w->f, key, key_size, value ? value : "", value ? value_size : 0);
+	w->prev_end = value && value >= w->lo && value < w->hi ? value + value_size : NULL;
+	return MHD_YES;
+}
+
+/* 0 when the request may be read, else the refusal was queued (or could
+ * not be: MHD_NO in *ret). */
+static int refuse_framing(struct MHD_Connection *conn, const char *method, const char *version,
+                          enum MHD_Result *ret)
+{
+	framing_walk w;
+	memset(&w, 0, sizeof(w));
+	mock_framing_init(&w.f);
+	const union MHD_ConnectionInfo *hs =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+	w.lo = method;
+	w.hi = hs ? method + hs->header_size : method;
+	MHD_get_connection_values_n(conn, MHD_HEADER_KIND, framing_field, &w);
+	check_gap(&w, w.hi, 2, 4);
+	int http11 = strcmp(version, MHD_HTTP_VERSION_1_0) != 0;
+	int code = mock_framing_finish(&w.f, http11);
+	if (code == 0)
+		return 0;
+	MOCK_LOG_V(2, "HTTP framing refused (%d): %s", code, w.f.text);
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(w.f.text), (void *)w.f.text,
+	                                                         MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		*ret = MHD_NO;
+		return 1;
+	}
+	add_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	add_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	*ret = MHD_queue_response(conn, (unsigned)code, r);
+	MHD_destroy_response(r);
+	return 1;
+}
+
 /* A complete request (again after a delay): access, faults, the handler,
  * metrics, journal, and the answer queued. */
 static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection *conn)
@@ -247,9 +319,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
 	mock_server *s = cls;
 	req_ctx *c = *con_cls;
-	(void)version;
-
 	if (!c) {
+		/* Before anything is read of the body (net/http refuses such
+		 * a request as it reads the head). */
+		enum MHD_Result refused;
+		if (refuse_framing(conn, method, version, &refused))
+			return refused;
 		c = ctx_new();
 		if (!c)
 			return MHD_NO;
