@@ -71,6 +71,11 @@ typedef struct {
 	int sync_writes;           /* a mock_sync_mode (persist.h); default batch */
 	unsigned sync_interval_ms; /* batch mode's interval; default 1000 */
 	int discard_bad_state;     /* start from what is intact of a corrupt state file */
+
+	/* HTTP deadlines (docs/mockapi.md "Limits"); 0 turns each off. */
+	unsigned read_header_timeout_ms; /* a request head must be in by; default 32 s */
+	unsigned request_timeout_ms;     /* 504 after (not watches); default 60 s */
+	unsigned shutdown_grace_ms;      /* stop: running requests get this long; default 10 s */
 } mock_options;
 
 #endif

@@ -96,6 +96,14 @@ static void usage(FILE *f)
 	    "      --max-watches N           concurrent watches, 429 beyond (default 3072)\n"
 	    "      --max-header-bytes N      request line and headers, 431 beyond (default "
 	    "16384)\n"
+	    "      --read-header-timeout DURATION\n"
+	    "                                a request head must arrive within (default 32s)\n"
+	    "      --request-timeout DURATION\n"
+	    "                                answer 504 after, watches excepted (default "
+	    "1m0s)\n"
+	    "      --shutdown-grace-period DURATION\n"
+	    "                                SIGTERM waits this long for running requests\n"
+	    "                                (default 10s)\n"
 	    "  -v, --v N                     log verbosity (klog levels; 2 logs every "
 	    "request)\n"
 	    "  -h, --help                    show this help\n"
@@ -197,6 +205,9 @@ enum {
 	OPT_SYNC_WRITES,
 	OPT_SYNC_INTERVAL,
 	OPT_DISCARD_BAD_STATE,
+	OPT_READ_HEADER_TIMEOUT,
+	OPT_REQUEST_TIMEOUT,
+	OPT_SHUTDOWN_GRACE,
 };
 
 static const struct option long_opts[] = {
@@ -241,6 +252,9 @@ static const struct option long_opts[] = {
     {"max-mutating-requests-inflight", required_argument, NULL, OPT_MAX_MUTATING},
     {"max-watches", required_argument, NULL, OPT_MAX_WATCHES},
     {"max-header-bytes", required_argument, NULL, OPT_MAX_HEADER},
+    {"read-header-timeout", required_argument, NULL, OPT_READ_HEADER_TIMEOUT},
+    {"request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT},
+    {"shutdown-grace-period", required_argument, NULL, OPT_SHUTDOWN_GRACE},
     {NULL, 0, NULL, 0},
 };
 
@@ -398,6 +412,26 @@ static int state_flag(int c, const char *arg, mock_options *o)
 	}
 }
 
+/* The HTTP deadlines, Go durations up to a day (0 turns one off). */
+static int timeout_flag(int c, const char *arg, mock_options *o)
+{
+	static const char *const names[] = {"read-header-timeout", "request-timeout",
+	                                    "shutdown-grace-period"};
+	unsigned *fields[] = {&o->read_header_timeout_ms, &o->request_timeout_ms,
+	                      &o->shutdown_grace_ms};
+	int i = c - OPT_READ_HEADER_TIMEOUT;
+	int64_t usec = 0;
+	if (parse_duration(names[i], arg, &usec) != 0)
+		return -1;
+	if (usec > 86400 * 1000000LL || (usec > 0 && usec < 1000)) {
+		fprintf(stderr, "nodelet-mockapi: --%s must be 0 or between 1ms and 24h\n",
+		        names[i]);
+		return -1;
+	}
+	*fields[i] = (unsigned)(usec / 1000);
+	return 0;
+}
+
 /* 0 ok, 1 exit successfully now (help/version), -1 usage error. */
 static int parse_flags(int argc, char **argv, mock_options *o, const char **fixtures)
 {
@@ -436,6 +470,12 @@ static int parse_flags(int argc, char **argv, mock_options *o, const char **fixt
 			if (parse_uint("max-request-bytes", optarg, 1UL << 30, &v) != 0)
 				return -1;
 			o->max_body = v;
+			break;
+		case OPT_READ_HEADER_TIMEOUT:
+		case OPT_REQUEST_TIMEOUT:
+		case OPT_SHUTDOWN_GRACE:
+			if (timeout_flag(c, optarg, o) != 0)
+				return -1;
 			break;
 		case OPT_MAX_CONN:
 			if (parse_uint("max-connections", optarg, 1000000, &v) != 0)

@@ -17,6 +17,7 @@
 
 #include "api/route.h"
 #include "auth/access.h"
+#include "conns.h"
 #include "control/control.h"
 #include "control/fixtures.h"
 #include "control/gate.h"
@@ -96,6 +97,9 @@ void mock_options_init(mock_options *o)
 	o->max_watches = MOCK_DEFAULT_MAX_WATCHES;
 	o->max_header_bytes = MOCK_DEFAULT_MAX_HEADER_BYTES;
 	o->sync_interval_ms = 1000;
+	o->read_header_timeout_ms = 32 * 1000; /* kube-apiserver's ReadHeaderTimeout */
+	o->request_timeout_ms = 60 * 1000;     /* its --request-timeout */
+	o->shutdown_grace_ms = 10 * 1000;
 }
 
 static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -325,6 +329,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		enum MHD_Result refused;
 		if (refuse_framing(conn, method, version, &refused))
 			return refused;
+		const union MHD_ConnectionInfo *sc =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		if (sc)
+			mock_conns_busy(s->conns, sc->socket_context);
 		c = ctx_new();
 		if (!c)
 			return MHD_NO;
@@ -380,7 +388,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
 	mock_server *s = cls;
 	req_ctx *c = *con_cls;
-	(void)conn, (void)toe;
+	(void)toe;
+	const union MHD_ConnectionInfo *sc =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (sc)
+		mock_conns_idle(s->conns, sc->socket_context);
 	if (!c)
 		return;
 	/* A client that gave up during a delay still leaves its entry. */
@@ -390,6 +402,28 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	nl_buf_free(&c->body);
 	ctx_free(c);
 	*con_cls = NULL;
+}
+
+/* Every accepted connection: kept, or closed at once (conns.h). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	mock_server *s = cls;
+	(void)addr, (void)addrlen;
+	return mock_conns_admit(s->conns) ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+	mock_server *s = cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fd =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*socket_context = fd ? mock_conns_opened(s->conns, fd->connect_fd) : NULL;
+	} else {
+		mock_conns_closed(s->conns, *socket_context);
+		*socket_context = NULL;
+	}
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -500,16 +534,28 @@ int mock_server_start(mock_server *s, nl_err *err)
 		                  s->opts.bind_address);
 	}
 	mock_access_mhd_options(access_opts, s->api.access);
+	/* Our limit is enforced at admission (conns.h); libmicrohttpd's, per
+	 * worker thread, stays out of reach so that it never stops accepting
+	 * (cut connections still count for it until they are closed). */
+	unsigned threads = s->opts.threads ? s->opts.threads : 1;
+	unsigned mhd_limit = s->opts.max_connections ? (s->opts.max_connections + 64) * threads : 0;
+	if (mock_conns_new(&s->conns, s->opts.max_connections, s->opts.read_header_timeout_ms,
+	                   s->opts.idle_timeout * 1000u) != 0)
+		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	if (mock_access_https(s->api.access))
 		flags |= MHD_USE_TLS;
 	/* The logger goes first so MHD routes even option errors through it. */
 	s->daemon = MHD_start_daemon(
-	    flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
-	    MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
-	    (unsigned)(s->opts.threads ? s->opts.threads : 1), MHD_OPTION_CONNECTION_LIMIT,
-	    s->opts.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, s->opts.idle_timeout,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_ARRAY, access_opts,
+	    flags, 0, on_accept, s, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+	    MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE, threads,
+	    MHD_OPTION_CONNECTION_LIMIT, mhd_limit, MHD_OPTION_CONNECTION_TIMEOUT,
+	    s->opts.idle_timeout, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_ARRAY, access_opts,
 	    MHD_OPTION_END);
+	if (!s->daemon) {
+		mock_conns_free(s->conns);
+		s->conns = NULL;
+	}
 	if (!s->daemon)
 		return nl_err_set(err, NL_EIO, "cannot listen on %s:%d (address in use?)",
 		                  s->opts.bind_address, s->opts.port);
@@ -558,6 +604,8 @@ void mock_server_stop(mock_server *s)
 		mock_control_stop(s->ctl);
 		MHD_stop_daemon(s->daemon);
 		s->daemon = NULL;
+		mock_conns_free(s->conns);
+		s->conns = NULL;
 	}
 }
 

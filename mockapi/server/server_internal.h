@@ -9,6 +9,7 @@
 
 struct MHD_Daemon;
 struct mock_persist;
+struct mock_conns;
 
 struct mock_server {
 	mock_options opts;
@@ -16,6 +17,7 @@ struct mock_server {
 	mock_control *ctl;            /* faults, journal, controllers (control/control.h) */
 	struct mock_persist *persist; /* --state-file, or NULL */
 	struct MHD_Daemon *daemon;
+	struct mock_conns *conns; /* admission and deadlines (conns.h), while started */
 	char url[128];
 };
 

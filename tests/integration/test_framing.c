@@ -273,6 +273,127 @@ static void test_framing__transfer_encodings_but_chunked_get_501(void)
 	mock_server_free(s);
 }
 
+/* ------------------------------------------------------------------------
+ * Connections */
+
+static void fifty_connections(mock_options *o)
+{
+	o->max_connections = 50;
+}
+
+/* Is fd closed by the server (EOF or reset) within ms? */
+static int closed_within(int fd, int ms)
+{
+	char buf[256];
+	int closed;
+	read_until_close(fd, buf, sizeof(buf), ms, &closed);
+	return closed;
+}
+
+/* 60 silent sockets against a limit of 50: the oldest idle ones make room,
+ * so a real client is still served at once. */
+static void test_framing__idle_connections_make_room_oldest_first(void)
+{
+	mock_server *s = start(fifty_connections);
+	int fds[60];
+	for (int i = 0; i < 60; i++) {
+		CU_ASSERT_FATAL((fds[i] = dial(s)) >= 0);
+		sleep_ms(i < 50 ? 1 : 20); /* in order */
+	}
+	int64_t t0 = now_ms();
+	assert_exists(s, "/api/v1/namespaces/default", 200);
+	CU_ASSERT_TRUE(now_ms() - t0 < 1000);
+	/* the first ones went, the last ones stay */
+	for (int i = 0; i < 10; i++)
+		CU_ASSERT_TRUE(closed_within(fds[i], 2000));
+	for (int i = 55; i < 60; i++)
+		CU_ASSERT_FALSE(closed_within(fds[i], 100));
+	for (int i = 0; i < 60; i++)
+		close(fds[i]);
+	mock_server_free(s);
+}
+
+static void five_connections(mock_options *o)
+{
+	o->max_connections = 5;
+}
+
+/* When every connection is busy (watches), a new one is closed at once
+ * rather than left in the listen backlog. */
+static void test_framing__past_the_limit_a_client_is_closed_at_once(void)
+{
+	mock_server *s = start(five_connections);
+	static const char watch[] = "GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\n"
+	                            "Host: x\r\nAccept: application/json\r\n\r\n";
+	int fds[5];
+	for (int i = 0; i < 5; i++) {
+		char buf[1024];
+		CU_ASSERT_FATAL((fds[i] = dial(s)) >= 0);
+		CU_ASSERT_EQUAL(send(fds[i], watch, sizeof(watch) - 1, MSG_NOSIGNAL),
+		                (ssize_t)sizeof(watch) - 1);
+		int closed;
+		read_until_close(fds[i], buf, sizeof(buf), 300, &closed);
+		CU_ASSERT_EQUAL(strncmp(buf, "HTTP/1.1 200", 12), 0);
+	}
+	int extra = dial(s);
+	CU_ASSERT_FATAL(extra >= 0);
+	int64_t t0 = now_ms();
+	CU_ASSERT_TRUE(closed_within(extra, 2000));
+	CU_ASSERT_TRUE(now_ms() - t0 < 1000);
+	close(extra);
+	/* watches that end free their places */
+	for (int i = 0; i < 5; i++)
+		close(fds[i]);
+	for (int i = 0; i < 100 && mock_server_watch_count(s) > 0; i++)
+		sleep_ms(100);
+	assert_exists(s, "/version", 200);
+	mock_server_free(s);
+}
+
+static void one_second_heads(mock_options *o)
+{
+	o->read_header_timeout_ms = 1000;
+}
+
+/* A head trickled for longer than --read-header-timeout is cut, though
+ * each byte comes well within the idle timeout; so is a silent client. */
+static void test_framing__a_slow_head_is_cut(void)
+{
+	mock_server *s = start(one_second_heads);
+	int slow = dial(s), silent = dial(s);
+	CU_ASSERT_FATAL(slow >= 0 && silent >= 0);
+	static const char head[] =
+	    "GET /version HTTP/1.1\r\nHost: x\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaa";
+	int64_t t0 = now_ms();
+	int cut = 0;
+	for (size_t i = 0; i + 1 < sizeof(head) && !cut; i++) {
+		if (send(slow, head + i, 1, MSG_NOSIGNAL) != 1)
+			cut = 1;
+		else
+			cut = closed_within(slow, 100);
+	}
+	int64_t took = now_ms() - t0;
+	CU_ASSERT_TRUE(cut);
+	CU_ASSERT_TRUE(took >= 900 && took < 3000);
+	CU_ASSERT_TRUE(closed_within(silent, 2000));
+	close(slow);
+	close(silent);
+	/* a keep-alive client between requests is not held to it */
+	int ka = dial(s);
+	static const char get[] = "GET /version HTTP/1.1\r\nHost: x\r\n\r\n";
+	char buf[4096];
+	int closed;
+	CU_ASSERT_EQUAL(send(ka, get, sizeof(get) - 1, MSG_NOSIGNAL), (ssize_t)sizeof(get) - 1);
+	read_until_close(ka, buf, sizeof(buf), 300, &closed);
+	CU_ASSERT_EQUAL(strncmp(buf, "HTTP/1.1 200", 12), 0);
+	CU_ASSERT_FALSE(closed_within(ka, 1500));
+	CU_ASSERT_EQUAL(send(ka, get, sizeof(get) - 1, MSG_NOSIGNAL), (ssize_t)sizeof(get) - 1);
+	read_until_close(ka, buf, sizeof(buf), 300, &closed);
+	CU_ASSERT_EQUAL(strncmp(buf, "HTTP/1.1 200", 12), 0);
+	close(ka);
+	mock_server_free(s);
+}
+
 static CU_TestInfo tests[] = {
     {"differing_content_lengths_are_refused", test_framing__differing_content_lengths_are_refused},
     {"identical_content_lengths_are_merged", test_framing__identical_content_lengths_are_merged},
@@ -280,6 +401,11 @@ static CU_TestInfo tests[] = {
     {"http11_without_host_is_refused", test_framing__http11_without_host_is_refused},
     {"transfer_encodings_but_chunked_get_501",
      test_framing__transfer_encodings_but_chunked_get_501},
+    {"idle_connections_make_room_oldest_first",
+     test_framing__idle_connections_make_room_oldest_first},
+    {"past_the_limit_a_client_is_closed_at_once",
+     test_framing__past_the_limit_a_client_is_closed_at_once},
+    {"a_slow_head_is_cut", test_framing__a_slow_head_is_cut},
     CU_TEST_INFO_NULL,
 };
 
