@@ -106,7 +106,10 @@ mock_gate_step mock_gate_enter(mock_control *ctl, mock_gate_req *g, struct MHD_C
 		return MOCK_GATE_HANDLE;
 	if (g->hit.delay_ms && !g->resumed) {
 		g->resumed = 1;
-		if (mock_delays_suspend(ctl->delays, conn, g->hit.delay_ms) == 0)
+		unsigned ms = g->hit.delay_ms;
+		if (g->max_delay_ms && ms > g->max_delay_ms)
+			ms = g->max_delay_ms;
+		if (mock_delays_suspend(ctl->delays, conn, ms) == 0)
 			return MOCK_GATE_SUSPENDED;
 	}
 	switch (g->hit.kind) {

@@ -33,6 +33,10 @@ typedef struct {
 	mock_req_attrs attrs;
 	int64_t start_usec; /* server clock at arrival */
 	int64_t start_mono; /* monotonic microseconds at arrival */
+	/* Set by the server before each mock_gate_enter: a delay is cut to
+	 * this, the time left before --request-timeout (0: not cut), so the
+	 * 504 goes out on time. */
+	unsigned max_delay_ms;
 } mock_gate_req;
 
 typedef enum {

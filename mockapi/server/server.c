@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "api/route.h"
 #include "auth/access.h"
@@ -27,6 +28,7 @@
 #include "mockapi.h"
 #include "nonresource/metrics.h"
 #include "reply_cache.h"
+#include "runner.h"
 #include "server_internal.h"
 #include "storage/persist.h"
 #include "watch/watch.h"
@@ -39,6 +41,9 @@ typedef struct {
 	mock_gate_req gate;     /* faults and journal (gate.h) */
 	mock_access_req access; /* identity and in-flight slot (access.h) */
 	int64_t t0;             /* headers in (monotonic µs), for the metrics */
+	int64_t deadline;       /* --request-timeout (monotonic µs); 0: none */
+	struct mock_job *job;   /* on a worker (runner.h) */
+	size_t job_body_len;    /* the body it took, for the journal */
 } req_ctx;
 
 /* One spare request context per worker thread, so that a keep-alive
@@ -275,6 +280,26 @@ static int refuse_framing(struct MHD_Connection *conn, const char *method, const
 	return 1;
 }
 
+/* Whether --request-timeout applies: not to long-running requests
+ * (watches, as upstream's LongRunningRequestCheck) nor to the control API
+ * (ours, for tests). */
+static int timed(const mock_request *req)
+{
+	const mock_req_attrs *a = req->attrs;
+	return !(a && a->verb && strcmp(a->verb, "watch") == 0) &&
+	       strncmp(req->path, "/mockapi/", 9) != 0;
+}
+
+/* Reads of one object and the non-resource GETs (discovery, /version,
+ * /metrics) are bounded and run inline: the hop to a worker would double
+ * their cost. Everything else timed (writes, lists) goes to a worker, with
+ * or without a deadline, so that a stop is never held up by it. */
+static int on_worker(const mock_request *req)
+{
+	const mock_req_attrs *a = req->attrs;
+	return timed(req) && (!a || !a->res || !a->verb || strcmp(a->verb, "get") != 0);
+}
+
 /* A complete request (again after a delay): access, faults, the handler,
  * metrics, journal, and the answer queued. */
 static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection *conn)
@@ -291,6 +316,20 @@ static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection 
 		mock_response_free(&resp);
 		return sent;
 	}
+	if (c->job) { /* back from a worker, or its deadline */
+		struct mock_job *job = c->job;
+		c->job = NULL;
+		if (mock_runner_take(s->runner, job, &resp) != 0) {
+			mock_gate_leave(s->ctl, &c->gate, req, NULL);
+			mock_response_free(&resp);
+			return MHD_NO; /* shutting down */
+		}
+		goto answered;
+	}
+	int64_t now = mock_runner_now();
+	if (c->deadline)
+		c->gate.max_delay_ms =
+		    now < c->deadline ? (unsigned)((c->deadline - now) / 1000) + 1 : 1;
 	switch (mock_gate_enter(s->ctl, &c->gate, conn, req, &resp)) {
 	case MOCK_GATE_SUSPENDED:
 		mock_response_free(&resp);
@@ -300,11 +339,29 @@ static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection 
 		mock_response_free(&resp);
 		return MHD_NO;
 	case MOCK_GATE_HANDLE:
+		if (c->deadline && mock_runner_now() >= c->deadline) {
+			mock_response_timeout(&resp); /* a delay took it all */
+			break;
+		}
+		if (s->runner && on_worker(req)) {
+			c->job_body_len = c->body.len;
+			c->job = mock_runner_submit(s->runner, conn, req, &c->body,
+			                            c->deadline ? c->deadline : INT64_MAX);
+			if (c->job) {
+				mock_response_free(&resp);
+				return MHD_YES;
+			}
+		}
 		mock_api_handle(&s->api, req, &resp);
+		if (c->deadline && mock_runner_now() >= c->deadline)
+			mock_response_timeout(&resp);
 		break;
 	case MOCK_GATE_ANSWERED:
+		if (c->deadline && mock_runner_now() >= c->deadline)
+			mock_response_timeout(&resp);
 		break;
 	}
+answered:
 	MOCK_LOG_V(2, "HTTP verb=%s URI=%s resp=%d bytes=%zu userAgent=\"%s\"", req->method,
 	           req->path, resp.code, resp.body.len, req->user_agent ? req->user_agent : "");
 	mock_metrics_observe_request(s->api.metrics, req, resp.code, mock_metrics_now() - c->t0);
@@ -364,7 +421,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	req->if_none_match =
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
 	req->body = c->body.data;
-	req->body_len = c->body.len;
+	req->body_len = c->job ? c->job_body_len : c->body.len;
 	req->body_too_large = c->too_large;
 	req->nquery = 0; /* called again when a delayed request resumes */
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_query, req);
@@ -377,6 +434,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	                            mock_request_query(req, "fieldSelector"));
 	req->route = &route;
 	req->attrs = &attrs;
+	if (!c->deadline && s->opts.request_timeout_ms && timed(req))
+		c->deadline = c->t0 + (int64_t)s->opts.request_timeout_ms * 1000;
 	enum MHD_Result ret = answer(s, c, conn);
 	req->route = NULL; /* not for on_completed */
 	req->attrs = NULL;
@@ -395,6 +454,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		mock_conns_idle(s->conns, sc->socket_context);
 	if (!c)
 		return;
+	if (c->job) /* gone before its answer: the worker drops it */
+		mock_runner_abandon(s->runner, c->job);
 	/* A client that gave up during a delay still leaves its entry. */
 	mock_gate_leave(s->ctl, &c->gate, &c->req, NULL);
 	mock_gate_req_clear(&c->gate);
@@ -542,6 +603,13 @@ int mock_server_start(mock_server *s, nl_err *err)
 	if (mock_conns_new(&s->conns, s->opts.max_connections, s->opts.read_header_timeout_ms,
 	                   s->opts.idle_timeout * 1000u) != 0)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
+	/* Twice the MHD threads: a handler stuck past its deadline leaves
+	 * the others served. */
+	if (mock_runner_new(&s->runner, &s->api, 2 * threads) != 0) {
+		mock_conns_free(s->conns);
+		s->conns = NULL;
+		return nl_err_set(err, NL_EIO, "cannot start the request workers");
+	}
 	if (mock_access_https(s->api.access))
 		flags |= MHD_USE_TLS;
 	/* The logger goes first so MHD routes even option errors through it. */
@@ -555,6 +623,9 @@ int mock_server_start(mock_server *s, nl_err *err)
 	if (!s->daemon) {
 		mock_conns_free(s->conns);
 		s->conns = NULL;
+		mock_runner_shutdown(s->runner, 0);
+		mock_runner_free(s->runner);
+		s->runner = NULL;
 	}
 	if (!s->daemon)
 		return nl_err_set(err, NL_EIO, "cannot listen on %s:%d (address in use?)",
@@ -602,10 +673,26 @@ void mock_server_stop(mock_server *s)
 		mock_watch_hub_stop(s->api.watch, 1000);
 		/* Delayed requests are suspended too: resume them first. */
 		mock_control_stop(s->ctl);
+		/* Requests on workers get the grace period; then their
+		 * connections are cut and handlers still running are left to
+		 * finish on their own (mock_server_free waits for them). */
+		unsigned left = mock_runner_shutdown(s->runner, s->opts.shutdown_grace_ms);
+		if (left)
+			MOCK_LOG_WARN("%u request(s) still running after the %u ms grace period: "
+			              "their connections are closed",
+			              left, s->opts.shutdown_grace_ms);
 		MHD_stop_daemon(s->daemon);
 		s->daemon = NULL;
 		mock_conns_free(s->conns);
 		s->conns = NULL;
+		if (s->runner && mock_runner_free(s->runner) != 0) {
+			if (s->stopped_runner) { /* an earlier stop's: wait for it */
+				mock_runner_wait(s->stopped_runner);
+				mock_runner_free(s->stopped_runner);
+			}
+			s->stopped_runner = s->runner;
+		}
+		s->runner = NULL;
 	}
 }
 
@@ -639,6 +726,10 @@ void mock_server_free(mock_server *s)
 	if (!s)
 		return;
 	mock_server_stop(s);
+	if (s->stopped_runner) { /* the store is theirs until they end */
+		mock_runner_wait(s->stopped_runner);
+		mock_runner_free(s->stopped_runner);
+	}
 	mock_control_free(s->ctl);
 	mock_watch_hub_free(s->api.watch);
 	mock_persist_close(s->persist); /* the clean-stop snapshot */
@@ -646,4 +737,65 @@ void mock_server_free(mock_server *s)
 	mock_access_free(s->api.access);
 	mock_metrics_free(s->api.metrics);
 	free(s);
+}
+
+int mock_server_handlers_running(mock_server *s)
+{
+	return s->stopped_runner && mock_runner_running(s->stopped_runner) > 0;
+}
+
+typedef struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct mock_persist *persist;
+	int done, abandoned;
+} close_job;
+
+static void *close_main(void *payload)
+{
+	close_job *j = payload;
+	mock_persist_close(j->persist);
+	pthread_mutex_lock(&j->mu);
+	j->done = 1;
+	int abandoned = j->abandoned;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	if (abandoned)
+		free(j); /* the waiter gave up: the job is ours */
+	return NULL;
+}
+
+int mock_server_close_state(mock_server *s, unsigned ms)
+{
+	if (!s->persist)
+		return 0;
+	close_job *j = calloc(1, sizeof(*j));
+	pthread_t t;
+	if (!j)
+		return -1;
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	j->persist = s->persist;
+	if (pthread_create(&t, NULL, close_main, j) != 0) {
+		free(j);
+		return -1;
+	}
+	pthread_detach(t);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L)
+		until.tv_sec++, until.tv_nsec -= 1000000000L;
+	pthread_mutex_lock(&j->mu);
+	while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu, &until) == 0)
+		;
+	int done = j->done;
+	j->abandoned = !done;
+	pthread_mutex_unlock(&j->mu);
+	if (!done)
+		return -1; /* still waiting for the store; the thread frees j */
+	s->persist = NULL;
+	free(j);
+	return 0;
 }

@@ -10,6 +10,7 @@
 struct MHD_Daemon;
 struct mock_persist;
 struct mock_conns;
+struct mock_runner;
 
 struct mock_server {
 	mock_options opts;
@@ -17,8 +18,17 @@ struct mock_server {
 	mock_control *ctl;            /* faults, journal, controllers (control/control.h) */
 	struct mock_persist *persist; /* --state-file, or NULL */
 	struct MHD_Daemon *daemon;
-	struct mock_conns *conns; /* admission and deadlines (conns.h), while started */
+	struct mock_conns *conns;   /* admission and deadlines (conns.h), while started */
+	struct mock_runner *runner; /* --request-timeout's workers (runner.h), while started */
+	struct mock_runner *stopped_runner; /* handlers that outlived the last stop */
 	char url[128];
 };
+
+/* After mock_server_stop: whether request handlers are still running
+ * (past the shutdown grace period). */
+int mock_server_handlers_running(mock_server *s);
+/* The final state-file snapshot, waiting at most ms for it (a handler
+ * still running may hold the store). 0 when it was written. */
+int mock_server_close_state(mock_server *s, unsigned ms);
 
 #endif

@@ -10,6 +10,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,9 @@
 #include <unistd.h>
 
 #include "../cu_main.h"
+#include "api/resources.h"
 #include "http_client.h"
+#include "server/server_internal.h"
 #include "storage/store.h"
 
 static int64_t now_ms(void)
@@ -394,6 +398,165 @@ static void test_framing__a_slow_head_is_cut(void)
 	mock_server_free(s);
 }
 
+/* ------------------------------------------------------------------------
+ * --request-timeout and the stop */
+
+/* A store observer that holds the write lock for hold_ms on the first
+ * change after it is armed: a handler stuck in the store, as a quadratic
+ * computation under the lock once was. */
+static atomic_int hold_ms;
+
+static void holding_observer(const mock_resource *r, mock_store_event ev, const char *json,
+                             size_t len, const char *old_json, size_t old_len, uint64_t rv,
+                             void *payload)
+{
+	(void)r, (void)ev, (void)json, (void)len, (void)old_json, (void)old_len, (void)rv;
+	(void)payload;
+	int ms = atomic_exchange(&hold_ms, 0);
+	if (ms > 0)
+		sleep_ms(ms);
+}
+
+static void half_second_requests(mock_options *o)
+{
+	o->request_timeout_ms = 500;
+}
+
+static const char timeout_body[] =
+    "{\"metadata\":{},\"status\":\"Failure\",\"message\":\"Timeout: request did not complete "
+    "within the allotted timeout\",\"reason\":\"Timeout\",\"details\":{},\"code\":504}\n";
+
+/* kube-apiserver's timeout filter: 504 at the deadline with the bare
+ * Status (JSON whatever was asked for); the handler runs on to its end. */
+static void test_framing__a_slow_request_gets_504_on_time(void)
+{
+	mock_server *s = start(half_second_requests);
+	mock_store_set_observer(mock_server_store(s), holding_observer, NULL);
+	atomic_store(&hold_ms, 1500);
+	static const char post[] = "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\n"
+	                           "Host: x\r\nContent-Type: application/json\r\n"
+	                           "Accept: application/vnd.kubernetes.protobuf\r\n"
+	                           "Content-Length: 28\r\nConnection: close\r\n\r\n"
+	                           "{\"metadata\":{\"name\":\"slow\"}}";
+	char buf[4096];
+	int closed;
+	int64_t t0 = now_ms();
+	exchange(s, post, sizeof(post) - 1, buf, sizeof(buf), &closed);
+	int64_t took = now_ms() - t0;
+	if (strncmp(buf, "HTTP/1.1 504", 12) != 0)
+		fprintf(stderr, "\ngot after %lld ms:\n%s\n", (long long)took, buf);
+	CU_ASSERT_EQUAL(strncmp(buf, "HTTP/1.1 504", 12), 0);
+	CU_ASSERT_STRING_EQUAL(body_of(buf), timeout_body);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\r\nContent-Type: text/plain; charset=utf-8\r\n"));
+	CU_ASSERT_TRUE(took >= 450 && took < 1300);
+	/* what the handler did stands once it is through */
+	sleep_ms(1500);
+	assert_exists(s, "/api/v1/namespaces/default/configmaps/slow", 200);
+	mock_store_set_observer(mock_server_store(s), NULL, NULL);
+	mock_server_free(s);
+}
+
+/* A delay fault counts against the deadline like a slow handler. */
+static void test_framing__a_delayed_request_gets_504_on_time(void)
+{
+	mock_server *s = start(half_second_requests);
+	nl_err err = {0};
+	CU_ASSERT_EQUAL_FATAL(mock_server_add_fault(NULL, s,
+	                                            "{\"match\":{\"verb\":\"get\",\"resource\":"
+	                                            "\"namespaces\",\"name\":\"kube-public\"},"
+	                                            "\"action\":{\"delayMs\":3000}}",
+	                                            &err),
+	                      0);
+	nl_http_resp r;
+	int64_t t0 = now_ms();
+	CU_ASSERT_EQUAL_FATAL(
+	    nl_http(&r, mock_server_url(s), "GET", "/api/v1/namespaces/kube-public", NULL, NULL),
+	    0);
+	int64_t took = now_ms() - t0;
+	CU_ASSERT_EQUAL(r.code, 504);
+	CU_ASSERT_STRING_EQUAL(r.body, timeout_body);
+	CU_ASSERT_TRUE(took >= 450 && took < 1300);
+	nl_http_resp_free(&r);
+	/* a watch is long-running: no deadline */
+	t0 = now_ms();
+	CU_ASSERT_EQUAL_FATAL(
+	    nl_http(&r, mock_server_url(s), "GET",
+	            "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1", NULL, NULL),
+	    0);
+	CU_ASSERT_EQUAL(r.code, 200);
+	CU_ASSERT_TRUE(now_ms() - t0 >= 900);
+	nl_http_resp_free(&r);
+	mock_server_free(s);
+}
+
+typedef struct {
+	mock_server *s;
+	char buf[4096];
+	int closed;
+} bg_post;
+
+static void *post_in_background(void *payload)
+{
+	bg_post *p = payload;
+	static const char post[] = "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\n"
+	                           "Host: x\r\nContent-Type: application/json\r\n"
+	                           "Content-Length: 28\r\n\r\n"
+	                           "{\"metadata\":{\"name\":\"late\"}}";
+	int fd = dial(p->s);
+	if (fd < 0)
+		return NULL;
+	send(fd, post, sizeof(post) - 1, MSG_NOSIGNAL);
+	read_until_close(fd, p->buf, sizeof(p->buf), 10000, &p->closed);
+	close(fd);
+	return NULL;
+}
+
+static char state_dir[64];
+
+static void stop_quickly(mock_options *o)
+{
+	static char path[128];
+	snprintf(path, sizeof(path), "%s/state", state_dir);
+	o->state_file = path;
+	o->request_timeout_ms = 0; /* the stop alone bounds it */
+	o->shutdown_grace_ms = 300;
+}
+
+/* The stop (SIGTERM's) gives a running request the grace period, then cuts
+ * its connection, however long the handler goes on; what was acknowledged
+ * before is in the state file. */
+static void test_framing__stop_is_bounded_while_a_request_runs(void)
+{
+	snprintf(state_dir, sizeof(state_dir), "/tmp/nl-framing-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(state_dir));
+	mock_server *s = start(stop_quickly);
+	create_victim(s);
+	mock_store_set_observer(mock_server_store(s), holding_observer, NULL);
+	atomic_store(&hold_ms, 3000);
+	bg_post p = {s, "", 0};
+	pthread_t t;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, post_in_background, &p), 0);
+	sleep_ms(300);
+	int64_t t0 = now_ms();
+	mock_server_stop(s);
+	int64_t took = now_ms() - t0;
+	if (took >= 1500)
+		fprintf(stderr, "\nstop took %lld ms\n", (long long)took);
+	CU_ASSERT_TRUE(took < 1500);
+	CU_ASSERT_TRUE(mock_server_handlers_running(s));
+	pthread_join(t, NULL);
+	CU_ASSERT_TRUE(p.closed);
+	CU_ASSERT_EQUAL(p.buf[0], '\0'); /* cut, not answered */
+	mock_server_free(s);             /* waits for the handler */
+	/* acknowledged before the stop: kept */
+	s = start(stop_quickly);
+	assert_exists(s, "/api/v1/namespaces/default/configmaps/victim", 200);
+	mock_server_free(s);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", state_dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 static CU_TestInfo tests[] = {
     {"differing_content_lengths_are_refused", test_framing__differing_content_lengths_are_refused},
     {"identical_content_lengths_are_merged", test_framing__identical_content_lengths_are_merged},
@@ -406,6 +569,9 @@ static CU_TestInfo tests[] = {
     {"past_the_limit_a_client_is_closed_at_once",
      test_framing__past_the_limit_a_client_is_closed_at_once},
     {"a_slow_head_is_cut", test_framing__a_slow_head_is_cut},
+    {"a_slow_request_gets_504_on_time", test_framing__a_slow_request_gets_504_on_time},
+    {"a_delayed_request_gets_504_on_time", test_framing__a_delayed_request_gets_504_on_time},
+    {"stop_is_bounded_while_a_request_runs", test_framing__stop_is_bounded_while_a_request_runs},
     CU_TEST_INFO_NULL,
 };
 
