@@ -1,5 +1,6 @@
-/* The durable store (persist.h): loading, the write-ahead log, syncing and
- * compaction. The record format is persist_format.c's. */
+/* The durable store (persist.h): the write-ahead log, syncing, compaction
+ * and the generation marker. Loading is persist_load.c's, the record
+ * format persist_format.c's. */
 #include "persist.h"
 
 #include <errno.h>
@@ -10,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -18,33 +18,12 @@
 
 #include "core/log.h"
 #include "persist_format.h"
+#include "persist_internal.h"
 #include <nodelet/fs.h>
 
 #define DEFAULT_SYNC_INTERVAL_MS 1000u
 #define DEFAULT_COMPACT_MIN (16u * 1024u * 1024u)
 #define SNAP_BUFSZ (1u << 20)
-
-struct mock_persist {
-	mock_store *store;
-	mock_persist_opts o;
-	char *snap_path, *snap_tmp, *log_path, *log_tmp, *lock_path;
-	int lock_fd;
-
-	/* Guarded by mu: the log and everything the hook touches. */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int log_fd;
-	uint64_t log_size, snap_size;
-	int dirty;   /* appended since the last fdatasync */
-	int failed;  /* a sync failed: what the log holds is unknown, refuse writes */
-	int compact; /* the hook asked the thread for a snapshot */
-	int stopping;
-	mock_persist_stats st;
-
-	pthread_mutex_t compact_mu; /* one snapshot at a time */
-	pthread_t thread;
-	int thread_started;
-};
 
 void mock_persist_opts_init(mock_persist_opts *o)
 {
@@ -52,6 +31,7 @@ void mock_persist_opts_init(mock_persist_opts *o)
 	o->sync = MOCK_SYNC_BATCH;
 	o->sync_interval_ms = DEFAULT_SYNC_INTERVAL_MS;
 	o->compact_min_bytes = DEFAULT_COMPACT_MIN;
+	o->rv_skip = MOCK_PERSIST_RV_SKIP;
 }
 
 int mock_sync_mode_parse(const char *s, mock_sync_mode *out)
@@ -81,170 +61,6 @@ static char *path_with(const char *base, const char *suffix)
 	return p;
 }
 
-/* The whole file mapped read-only; *len 0 (and *map NULL) when it is
- * missing or empty. */
-static int map_file(const char *path, const char **map, size_t *len, nl_err *err)
-{
-	struct stat sb;
-	*map = NULL;
-	*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0
-		                       : nl_err_set(err, NL_EIO, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &sb) != 0) {
-		close(fd);
-		return nl_err_set(err, NL_EIO, "%s: %s", path, strerror(errno));
-	}
-	if (sb.st_size > 0) {
-		void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			close(fd);
-			return nl_err_set(err, NL_EIO, "%s: %s", path, strerror(errno));
-		}
-		*map = m;
-		*len = (size_t)sb.st_size;
-	}
-	close(fd);
-	return 0;
-}
-
-static void unmap_file(const char *map, size_t len)
-{
-	if (map)
-		munmap((void *)map, len);
-}
-
-/* ------------------------------------------------------------------------
- * Loading */
-
-typedef struct {
-	mock_persist *p;
-	const char *path;
-	uint64_t snap_rv; /* records at or below it are in the snapshot */
-	uint64_t last_rv; /* the log's resourceVersions only go up */
-	uint64_t max_rv;  /* the highest resourceVersion seen anywhere */
-	uint64_t objects; /* PUTs read from the snapshot */
-	uint64_t applied; /* log records beyond the snapshot */
-	int have_end;     /* the snapshot's trailer was read */
-	int clean;        /* ... and says the stop was clean */
-	const char *why;  /* a record the store refused */
-} load_ctx;
-
-static int apply_record(load_ctx *c, const mock_state_rec *rec)
-{
-	if (rec->rv > c->max_rv)
-		c->max_rv = rec->rv;
-	if (rec->type == MOCK_REC_PUT)
-		return mock_store_restore_put(c->p->store, rec->r, rec->json, rec->json_len,
-		                              &c->why);
-	int rc = mock_store_restore_delete(c->p->store, rec->r, rec->key);
-	return rc == NL_ENOTFOUND ? 0 : rc;
-}
-
-static int on_snap_record(const mock_state_rec *rec, size_t off, void *payload)
-{
-	load_ctx *c = payload;
-	(void)off;
-	if (c->have_end)
-		return c->why = "records after the snapshot's end record", NL_EPARSE;
-	if (rec->type == MOCK_REC_END) {
-		if (rec->count != c->objects || rec->rv < c->max_rv)
-			return c->why = "the end record does not match the snapshot", NL_EPARSE;
-		c->have_end = 1;
-		c->clean = rec->clean;
-		c->snap_rv = c->max_rv = rec->rv;
-		return 0;
-	}
-	if (rec->type != MOCK_REC_PUT)
-		return c->why = "a deletion record in the snapshot", NL_EPARSE;
-	c->objects++;
-	return apply_record(c, rec);
-}
-
-static int on_log_record(const mock_state_rec *rec, size_t off, void *payload)
-{
-	load_ctx *c = payload;
-	(void)off;
-	if (rec->type == MOCK_REC_END)
-		return c->why = "an end record in the log", NL_EPARSE;
-	if (rec->rv <= c->last_rv)
-		return c->why = "resourceVersion out of order", NL_EPARSE;
-	c->last_rv = rec->rv;
-	if (rec->rv <= c->snap_rv) /* written before the snapshot was taken */
-		return 0;
-	c->applied++;
-	return apply_record(c, rec);
-}
-
-/* Scan one file into the store; a bad record is fatal unless discarding,
- * which keeps every record before it. */
-static int load_file(load_ctx *c, const char *path, const char *magic, mock_state_rec_fn fn,
-                     nl_err *err)
-{
-	const char *map = NULL, *why = NULL;
-	size_t len = 0, bad = 0;
-	int rc = map_file(path, &map, &len, err);
-	if (rc != 0 || !map)
-		return rc;
-	c->p->st.restored = 1;
-	c->why = NULL;
-	rc = mock_state_scan(map, len, magic, fn, c, &bad, &why);
-	if (rc == 0 && fn == on_snap_record && !c->have_end) {
-		rc = NL_EPARSE;
-		bad = len;
-		why = "the snapshot ends without its end record (truncated)";
-	}
-	unmap_file(map, len);
-	if (rc == 0)
-		return 0;
-	if (c->why)
-		why = c->why;
-	if (rc != NL_EPARSE)
-		return nl_err_set(err, rc, "%s: offset %zu: %s", path, bad,
-		                  why ? why : nl_strerror(rc));
-	if (!c->p->o.discard_bad_state)
-		return nl_err_set(err, NL_EPARSE,
-		                  "%s: offset %zu: %s (--discard-bad-state starts from the records "
-		                  "before it)",
-		                  path, bad, why);
-	MOCK_LOG_WARN("%s: offset %zu: %s; --discard-bad-state: keeping the records before it, "
-	              "dropping %zu bytes",
-	              path, bad, why, len - bad);
-	c->p->st.discarded_bytes += len - bad;
-	c->have_end = 0; /* whatever the snapshot said, the stop was not clean */
-	c->clean = 0;
-	return 0;
-}
-
-static int load(mock_persist *p, nl_err *err)
-{
-	load_ctx c = {.p = p};
-	int rc = load_file(&c, p->snap_path, MOCK_STATE_SNAP_MAGIC, on_snap_record, err);
-	int snap_clean = c.have_end && c.clean;
-	if (rc == 0)
-		rc = load_file(&c, p->log_path, MOCK_STATE_LOG_MAGIC, on_log_record, err);
-	if (rc != 0)
-		return rc;
-	for (int k = 0; k < MOCK_KIND_COUNT; k++)
-		p->st.objects += mock_store_count(p->store, mock_resource_get((mock_kind)k));
-	p->st.clean = snap_clean && c.applied == 0 && p->st.discarded_bytes == 0;
-	uint64_t counter = c.max_rv;
-	if (p->st.restored && !p->st.clean) {
-		p->st.rv_skipped_from = counter;
-		counter += MOCK_PERSIST_RV_SKIP;
-		MOCK_LOG_WARN(
-		    "%s: the last stop was not clean; resourceVersions continue from %" PRIu64
-		    " instead of %" PRIu64,
-		    p->snap_path, counter, c.max_rv);
-	}
-	mock_store_advance_rv(p->store, counter);
-	if (p->st.restored)
-		MOCK_LOG_V(1, "%s: restored %" PRIu64 " objects at resourceVersion %" PRIu64,
-		           p->snap_path, p->st.objects, counter);
-	return 0;
-}
-
 /* ------------------------------------------------------------------------
  * Snapshots */
 
@@ -253,6 +69,8 @@ typedef struct {
 	FILE *f;
 	uint64_t count;
 	uint64_t log_off; /* the log's size when the state was frozen */
+	uint64_t rv;      /* ... and the store's resourceVersion then */
+	uint64_t gen;     /* the generation this snapshot is */
 	int clean;
 } snap_ctx;
 
@@ -275,8 +93,10 @@ static int snap_end(uint64_t rv, void *payload)
 {
 	snap_ctx *c = payload;
 	char head[MOCK_STATE_HEAD_MAX];
-	mock_state_rec rec = {.type = MOCK_REC_END, .rv = rv, .count = c->count, .clean = c->clean};
+	mock_state_rec rec = {
+	    .type = MOCK_REC_END, .rv = rv, .count = c->count, .clean = c->clean, .gen = c->gen};
 	size_t n = mock_state_rec_head(head, &rec);
+	c->rv = rv;
 	/* Writers wait for the store lock we hold, so the log stands still:
 	 * everything in it up to here is in this snapshot. */
 	pthread_mutex_lock(&c->p->mu);
@@ -318,6 +138,11 @@ static int write_snapshot(mock_persist *p, snap_ctx *c, nl_err *err)
 		unlink(p->snap_tmp);
 		return nl_err_set(err, rc, "%s: %s", p->snap_tmp, strerror(saved));
 	}
+	/* On disk now, synced directory or not: what the log and the marker
+	 * name from here on. */
+	pthread_mutex_lock(&p->mu);
+	p->gen = c->gen;
+	pthread_mutex_unlock(&p->mu);
 	if (nl_fs_sync_dir_of(NULL, p->snap_path) != 0)
 		return nl_err_set(err, NL_EIO, "%s: syncing its directory: %s", p->snap_path,
 		                  strerror(errno));
@@ -328,16 +153,55 @@ static int write_snapshot(mock_persist *p, snap_ctx *c, nl_err *err)
 	return 0;
 }
 
-/* A new log holding the old log's bytes from off on: the changes made
- * while the snapshot was written. Called with mu held. */
-static int restart_log(mock_persist *p, uint64_t off, nl_err *err)
+/* FILE.gen: the generation on disk and the ceiling (temp file, fsync,
+ * rename, directory fsync). Called with mu held. */
+static int write_marker(mock_persist *p, uint64_t ceiling, nl_err *err)
 {
+	char buf[MOCK_STATE_MAGIC_LEN + MOCK_STATE_HEAD_MAX];
+	mock_state_rec rec = {.type = MOCK_REC_GEN, .gen = p->gen, .rv = ceiling};
+	memcpy(buf, MOCK_STATE_GEN_MAGIC, MOCK_STATE_MAGIC_LEN);
+	size_t n = MOCK_STATE_MAGIC_LEN + mock_state_rec_head(buf + MOCK_STATE_MAGIC_LEN, &rec);
+	int fd = open(p->gen_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return nl_err_set(err, NL_EIO, "%s: %s", p->gen_tmp, strerror(errno));
+	int rc = nl_fs_write_all(NULL, fd, buf, n);
+	if (rc == 0)
+		rc = fdatasync(fd);
+	int saved = errno;
+	if (close(fd) != 0 && rc == 0) {
+		rc = -1;
+		saved = errno;
+	}
+	if (rc == 0 && rename(p->gen_tmp, p->gen_path) != 0) {
+		rc = -1;
+		saved = errno;
+	}
+	if (rc != 0) {
+		unlink(p->gen_tmp);
+		return nl_err_set(err, NL_EIO, "%s: %s", p->gen_tmp, strerror(saved));
+	}
+	if (nl_fs_sync_dir_of(NULL, p->gen_path) != 0)
+		return nl_err_set(err, NL_EIO, "%s: syncing its directory: %s", p->gen_path,
+		                  strerror(errno));
+	p->ceiling = ceiling;
+	return 0;
+}
+
+/* A new log: a header naming the snapshot just written (generation p->gen
+ * at resourceVersion snap_rv), then the old log's bytes from off on: the
+ * changes made while the snapshot was written. Called with mu held. */
+static int restart_log(mock_persist *p, uint64_t off, uint64_t snap_rv, nl_err *err)
+{
+	char head[MOCK_STATE_MAGIC_LEN + MOCK_STATE_HEAD_MAX];
+	mock_state_rec rec = {.type = MOCK_REC_HEAD, .gen = p->gen, .rv = snap_rv};
+	memcpy(head, MOCK_STATE_LOG_MAGIC, MOCK_STATE_MAGIC_LEN);
+	size_t hn = MOCK_STATE_MAGIC_LEN + mock_state_rec_head(head + MOCK_STATE_MAGIC_LEN, &rec);
 	/* Read-write: the next compaction copies its tail with pread. */
 	int fd = open(p->log_tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return nl_err_set(err, NL_EIO, "%s: %s", p->log_tmp, strerror(errno));
-	int rc = nl_fs_write_all(NULL, fd, MOCK_STATE_LOG_MAGIC, MOCK_STATE_MAGIC_LEN);
-	uint64_t size = MOCK_STATE_MAGIC_LEN;
+	int rc = nl_fs_write_all(NULL, fd, head, hn);
+	uint64_t size = hn;
 	char buf[65536];
 	while (rc == 0 && p->log_fd >= 0 && off < p->log_size) {
 		size_t want =
@@ -377,16 +241,25 @@ static int log_too_big(const mock_persist *p)
 	return p->log_size > p->o.compact_min_bytes && p->log_size > p->snap_size;
 }
 
+/* Snapshot, then log, then marker: a crash between two steps leaves files
+ * one generation apart, which the next start accepts (persist_load.c). */
 static int compact(mock_persist *p, int clean, nl_err *err)
 {
 	snap_ctx c = {.p = p, .clean = clean};
 	pthread_mutex_lock(&p->compact_mu);
+	pthread_mutex_lock(&p->mu);
+	c.gen = p->gen + 1;
+	pthread_mutex_unlock(&p->mu);
 	int rc = write_snapshot(p, &c, err);
 	if (rc == 0) {
 		pthread_mutex_lock(&p->mu);
-		rc = restart_log(p, c.log_off, err);
+		rc = restart_log(p, c.log_off, c.rv, err);
 		if (rc == 0)
+			rc = write_marker(p, p->ceiling, err);
+		if (rc == 0) {
 			p->st.compactions++;
+			p->st.generation = p->gen;
+		}
 		/* Changes made while the snapshot was written may already be
 		 * over the threshold: no later write has to ask again. */
 		p->compact = rc == 0 && !clean && log_too_big(p);
@@ -433,6 +306,16 @@ static int on_change(const mock_resource *r, mock_store_event ev, const char *ke
 	if (p->failed || p->log_fd < 0) {
 		rc = NL_EIO;
 		goto done;
+	}
+	/* Once per rv_skip changes: the marker moves the ceiling on before a
+	 * resourceVersion past it is handed out. */
+	if (rv > p->ceiling) {
+		nl_err err = {0};
+		if (write_marker(p, rv + p->o.rv_skip, &err) != 0) {
+			MOCK_LOG_ERROR("%s; refusing the change", err.msg);
+			rc = NL_EIO;
+			goto done;
+		}
 	}
 	size_t total = n + rec.json_len;
 	ssize_t w = pwritev(p->log_fd, iov, rec.json_len ? 2 : 1, (off_t)p->log_size);
@@ -540,6 +423,8 @@ static void persist_free(mock_persist *p)
 	free(p->snap_tmp);
 	free(p->log_path);
 	free(p->log_tmp);
+	free(p->gen_path);
+	free(p->gen_tmp);
 	free(p->lock_path);
 	free(p);
 }
@@ -550,9 +435,13 @@ static int paths_init(mock_persist *p, const char *path)
 	p->snap_tmp = path_with(path, ".tmp");
 	p->log_path = path_with(path, ".log");
 	p->log_tmp = path_with(path, ".log.tmp");
+	p->gen_path = path_with(path, ".gen");
+	p->gen_tmp = path_with(path, ".gen.tmp");
 	p->lock_path = path_with(path, ".lock");
-	return p->snap_path && p->snap_tmp && p->log_path && p->log_tmp && p->lock_path ? 0
-	                                                                                : NL_ENOMEM;
+	return p->snap_path && p->snap_tmp && p->log_path && p->log_tmp && p->gen_path &&
+	               p->gen_tmp && p->lock_path
+	           ? 0
+	           : NL_ENOMEM;
 }
 
 static int sync_init(mock_persist *p)
@@ -583,6 +472,7 @@ static int lock_files(mock_persist *p, nl_err *err)
 	/* Leftovers of a snapshot that was being written when we stopped. */
 	unlink(p->snap_tmp);
 	unlink(p->log_tmp);
+	unlink(p->gen_tmp);
 	return 0;
 }
 
@@ -599,6 +489,8 @@ int mock_persist_open(mock_persist **out, mock_store *store, const mock_persist_
 	p->o.path = NULL; /* borrowed; snap_path is ours */
 	if (!p->o.compact_min_bytes)
 		p->o.compact_min_bytes = DEFAULT_COMPACT_MIN;
+	if (!p->o.rv_skip)
+		p->o.rv_skip = MOCK_PERSIST_RV_SKIP;
 	p->log_fd = p->lock_fd = -1;
 	int rc = sync_init(p);
 	if (rc != 0) {
@@ -611,7 +503,7 @@ int mock_persist_open(mock_persist **out, mock_store *store, const mock_persist_
 	if (rc == 0)
 		rc = lock_files(p, err);
 	if (rc == 0)
-		rc = load(p, err);
+		rc = mock__persist_load(p, err);
 	/* A fresh snapshot marked unclean: from now on a kill leaves a state
 	 * that says so. */
 	if (rc == 0)
@@ -635,11 +527,12 @@ void mock_persist_stats_get(mock_persist *p, mock_persist_stats *out)
 	pthread_mutex_unlock(&p->mu);
 }
 
-void mock_persist_close(mock_persist *p)
+int mock_persist_close(mock_persist *p)
 {
 	nl_err err = {0};
+	int rc = 0;
 	if (!p)
-		return;
+		return 0;
 	pthread_mutex_lock(&p->mu);
 	p->stopping = 1;
 	pthread_cond_signal(&p->cv);
@@ -651,10 +544,16 @@ void mock_persist_close(mock_persist *p)
 	pthread_mutex_lock(&p->mu);
 	int failed = p->failed;
 	pthread_mutex_unlock(&p->mu);
-	if (failed)
+	if (failed) {
 		MOCK_LOG_ERROR("%s: not marked clean: the log could not be synced", p->snap_path);
-	else if (compact(p, 1, &err) != 0)
-		MOCK_LOG_ERROR("final snapshot failed: %s", err.msg);
+		rc = NL_EIO;
+	} else if (compact(p, 1, &err) != 0) {
+		/* The last unclean snapshot and the log still hold every
+		 * acknowledged change: the next start skips ahead. */
+		MOCK_LOG_ERROR("final snapshot failed, the stop is not clean: %s", err.msg);
+		rc = NL_EIO;
+	}
 	mock_store_set_persist(p->store, NULL, NULL);
 	persist_free(p);
+	return rc;
 }

@@ -60,8 +60,13 @@ size_t mock_state_rec_head(char *out, const mock_state_rec *rec)
 		             rec->r->plural, rec->key);
 		break;
 	case MOCK_REC_END:
-		n = snprintf(line, room, "E %" PRIu64 " %" PRIu64 " %d", rec->rv, rec->count,
-		             rec->clean ? 1 : 0);
+		n = snprintf(line, room, "E %" PRIu64 " %" PRIu64 " %d %" PRIu64, rec->rv,
+		             rec->count, rec->clean ? 1 : 0, rec->gen);
+		break;
+	case MOCK_REC_HEAD:
+	case MOCK_REC_GEN:
+		n = snprintf(line, room, "%c %" PRIu64 " %" PRIu64, (char)rec->type, rec->gen,
+		             rec->rv);
 		break;
 	default:
 		return 0;
@@ -166,13 +171,27 @@ static int parse_payload(mock_state_rec *rec, const char *p, size_t n, char *key
 		return *why = "unknown record type", NL_EPARSE;
 	rec->type = (mock_rec_type)p[0];
 	c.p += 2;
+	if (rec->type == MOCK_REC_HEAD || rec->type == MOCK_REC_GEN) {
+		/* Generations start at 1; the resourceVersion may be 0 (the
+		 * snapshot of an empty store). */
+		if (take_u64(&c, &rec->gen) || rec->gen == 0 || take_char(&c, ' ') ||
+		    take_u64(&c, &rec->rv) || c.p != c.end)
+			return *why = rec->type == MOCK_REC_HEAD ? "bad log header record"
+			                                         : "bad generation record",
+			       NL_EPARSE;
+		return 0;
+	}
 	/* Only an empty store's snapshot ends at resourceVersion 0. */
 	if (take_u64(&c, &rec->rv) != 0 || (rec->rv == 0 && rec->type != MOCK_REC_END))
 		return *why = "bad resourceVersion in record", NL_EPARSE;
 	if (rec->type == MOCK_REC_END) {
 		uint64_t clean = 0;
 		if (take_char(&c, ' ') || take_u64(&c, &rec->count) || take_char(&c, ' ') ||
-		    take_u64(&c, &clean) || clean > 1 || c.p != c.end)
+		    take_u64(&c, &clean) || clean > 1)
+			return *why = "bad end record", NL_EPARSE;
+		/* Without a generation: a version-1 snapshot. */
+		if (c.p != c.end && (take_char(&c, ' ') || take_u64(&c, &rec->gen) ||
+		                     rec->gen == 0 || c.p != c.end))
 			return *why = "bad end record", NL_EPARSE;
 		rec->clean = (int)clean;
 		return 0;

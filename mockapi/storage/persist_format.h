@@ -1,7 +1,7 @@
 /* The state file's record format (persist.h; docs/decisions/0019-state-file.md).
  *
- * Both files — the snapshot FILE and the log FILE.log — are an 8-byte magic
- * line followed by framed records:
+ * All three files — the snapshot FILE, the log FILE.log and the generation
+ * marker FILE.gen — are an 8-byte magic line followed by framed records:
  *
  *   u32 little-endian payload length | u32 little-endian CRC-32 of payload | payload
  *
@@ -9,9 +9,20 @@
  *
  *   "P <rv> <apiVersion>/<plural>\n<json>"   an object's state at rv
  *   "D <rv> <apiVersion>/<plural> <key>"     its deletion at rv
- *   "E <rv> <count> <clean>"                 snapshot trailer: the state's
+ *   "E <rv> <count> <clean> <gen>"           snapshot trailer: the state's
  *                                            resourceVersion, its number of
- *                                            objects, 1 after a clean stop
+ *                                            objects, 1 after a clean stop,
+ *                                            the snapshot's generation
+ *   "H <gen> <rv>"                           the log's first record: it
+ *                                            continues snapshot generation
+ *                                            gen, taken at resourceVersion rv
+ *   "G <gen> <ceiling>"                      the marker's one record: the
+ *                                            generation the files belong to
+ *                                            and a resourceVersion no change
+ *                                            has gone past
+ *
+ * A version-1 snapshot (before issue 19) ends with "E <rv> <count> <clean>"
+ * (generation 0 here) and its log has no header; persist.c upgrades it.
  *
  * Text, so `strings FILE.log` is a readable history; framed and
  * checksummed, so a torn or corrupted tail is found at its offset. */
@@ -25,6 +36,7 @@
 
 #define MOCK_STATE_SNAP_MAGIC "NLSNAP1\n"
 #define MOCK_STATE_LOG_MAGIC "NLSLOG1\n"
+#define MOCK_STATE_GEN_MAGIC "NLSGEN1\n"
 #define MOCK_STATE_MAGIC_LEN 8
 #define MOCK_STATE_FRAME_LEN 8
 /* A record holds one object; request bodies stop at a few MiB. */
@@ -36,17 +48,20 @@ typedef enum {
 	MOCK_REC_PUT = 'P',
 	MOCK_REC_DELETE = 'D',
 	MOCK_REC_END = 'E',
+	MOCK_REC_HEAD = 'H',
+	MOCK_REC_GEN = 'G',
 } mock_rec_type;
 
 typedef struct {
 	mock_rec_type type;
-	uint64_t rv;
+	uint64_t rv;            /* HEAD: the snapshot's; GEN: the ceiling */
 	const mock_resource *r; /* PUT, DELETE */
 	const char *key;        /* DELETE: NUL-terminated, checked ("ns/name" or "name") */
 	const char *json;       /* PUT: not NUL-terminated */
 	size_t json_len;
 	uint64_t count; /* END */
 	int clean;      /* END */
+	uint64_t gen;   /* END (0: a version-1 snapshot), HEAD, GEN: at least 1 */
 } mock_state_rec;
 
 /* CRC-32 (IEEE, as zlib's crc32), continuing from crc (0 to start). */

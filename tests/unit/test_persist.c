@@ -32,7 +32,8 @@ static int suite_init(void)
 
 static void rm_state(const char *base)
 {
-	static const char *const suffixes[] = {"", ".log", ".lock", ".tmp", ".log.tmp"};
+	static const char *const suffixes[] = {"",     ".log",     ".lock",   ".tmp",
+	                                       ".gen", ".log.tmp", ".gen.tmp"};
 	char p[256];
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
 		snprintf(p, sizeof(p), "%s%s", base, suffixes[i]);
@@ -61,6 +62,10 @@ static mock_store *store_new(void)
 	return s;
 }
 
+/* The counter's skip after an unclean stop; small in the tests that need
+ * more changes than it between two snapshots. */
+static uint64_t rv_skip;
+
 static mock_persist *open_at(mock_store *s, const char *p, mock_sync_mode mode, int discard,
                              int *rc_out, nl_err *err)
 {
@@ -71,6 +76,8 @@ static mock_persist *open_at(mock_store *s, const char *p, mock_sync_mode mode, 
 	o.sync = mode;
 	o.sync_interval_ms = 10;
 	o.discard_bad_state = discard;
+	if (rv_skip)
+		o.rv_skip = rv_skip;
 	*rc_out = mock_persist_open(&per, s, &o, err);
 	return per;
 }
@@ -169,24 +176,28 @@ static void copy_file(const char *from, const char *to)
 	close(out);
 }
 
-/* What kill -9 leaves: the files as they are now, under base "copy". */
-static const char *crash_copy(void)
-{
-	static char copy[160];
-	char from[200], to[200];
-	snprintf(copy, sizeof(copy), "%s/copy", dir);
-	rm_state(copy);
-	copy_file(path, copy);
-	snprintf(from, sizeof(from), "%s.log", path);
-	snprintf(to, sizeof(to), "%s.log", copy);
-	copy_file(from, to);
-	return copy;
-}
-
 static off_t file_size(const char *p)
 {
 	struct stat sb;
 	return stat(p, &sb) == 0 ? sb.st_size : -1;
+}
+
+/* What kill -9 leaves: the files as they are now, under base "copy". */
+static const char *crash_copy(void)
+{
+	static char copy[160];
+	static const char *const suffixes[] = {".log", ".gen"};
+	char from[200], to[200];
+	snprintf(copy, sizeof(copy), "%s/copy", dir);
+	rm_state(copy);
+	copy_file(path, copy);
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(from, sizeof(from), "%s%s", path, suffixes[i]);
+		snprintf(to, sizeof(to), "%s%s", copy, suffixes[i]);
+		if (file_size(from) >= 0)
+			copy_file(from, to);
+	}
+	return copy;
 }
 
 static void patch_byte(const char *p, off_t off, char value)
@@ -458,8 +469,9 @@ static void test_persist__compaction_restarts_the_log(void)
 	CU_ASSERT_TRUE(file_size(logp) > 50 * 100);
 	CU_ASSERT_EQUAL(mock_persist_compact(p, &err), 0);
 	mock_persist_stats_get(p, &st);
-	CU_ASSERT_EQUAL(file_size(logp), MOCK_STATE_MAGIC_LEN);
-	CU_ASSERT_EQUAL(st.log_bytes, MOCK_STATE_MAGIC_LEN);
+	/* The magic and the header naming the new snapshot: no changes. */
+	CU_ASSERT_TRUE(file_size(logp) < 64);
+	CU_ASSERT_EQUAL(st.log_bytes, (uint64_t)file_size(logp));
 	CU_ASSERT_EQUAL(st.compactions, 2); /* open's and this one */
 	update_a(s, "after-compaction");
 	const char *copy = crash_copy();
@@ -603,6 +615,11 @@ static void test_persist__format_rejects_bad_records(void)
 	    {"D 1 v1/configmaps a/b c", "bad key"},
 	    {"E 1 2", "bad end record"},
 	    {"E 1 2 7", "bad end record"},
+	    {"E 1 2 1 0", "bad end record"},
+	    {"E 1 2 1 3 4", "bad end record"},
+	    {"H 0 5", "bad log header"},
+	    {"H 1", "bad log header"},
+	    {"G 1 2 3", "bad generation record"},
 	};
 	char buf[512];
 	const char *why = NULL;
@@ -640,6 +657,295 @@ static void test_persist__format_rejects_bad_records(void)
 	CU_ASSERT_EQUAL(mock_crc32(0, "123456789", 9), 0xCBF43926u);
 }
 
+/* ------------------------------------------------------------------------
+ * Files that went missing, were emptied or replaced (issue 19): refused
+ * with the file's name, unless --discard-bad-state; the counter never goes
+ * back over a restart that is accepted. */
+
+static const char *with(const char *base, const char *suffix)
+{
+	static char out[4][200];
+	static int next;
+	char *p = out[next++ % 4];
+	snprintf(p, sizeof(out[0]), "%s%s", base, suffix);
+	return p;
+}
+
+static void empty_file(const char *p)
+{
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+}
+
+/* Open base expecting a refusal whose message holds want (and the file). */
+static void assert_refused(const char *base, const char *file, const char *want)
+{
+	int rc;
+	nl_err err = {0};
+	mock_store *t = store_new();
+	mock_persist *q = open_at(t, base, MOCK_SYNC_BATCH, 0, &rc, &err);
+	CU_ASSERT_PTR_NULL(q);
+	CU_ASSERT_EQUAL(rc, NL_EPARSE);
+	int ok = strstr(err.msg, file) && strstr(err.msg, want) &&
+	         strstr(err.msg, "--discard-bad-state");
+	CU_ASSERT_TRUE(ok);
+	if (!ok)
+		fprintf(stderr, "\n  got: %s\n  want: %s ... %s\n", err.msg, file, want);
+	mock_persist_close(q);
+	mock_store_free(t);
+}
+
+/* Open base with --discard-bad-state; the counter must be past rv. */
+static mock_store *discard_open(const char *base, uint64_t rv, mock_persist_stats *st)
+{
+	int rc;
+	nl_err err = {0};
+	mock_store *t = store_new();
+	mock_persist *q = open_at(t, base, MOCK_SYNC_BATCH, 1, &rc, &err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	mock_persist_stats_get(q, st);
+	CU_ASSERT_FALSE(st->clean);
+	CU_ASSERT_TRUE(mock_store_rv(t) > rv);
+	/* Changes go on, and the state is whole again for the next start. */
+	static int n;
+	char node[96];
+	snprintf(node, sizeof(node), "{\"metadata\":{\"name\":\"after-discard-%d\"}}", ++n);
+	CU_ASSERT_EQUAL(create(t, MOCK_KIND_NODE, node), 0);
+	uint64_t after = mock_store_rv(t);
+	mock_persist_close(q);
+	mock_store_free(t);
+	t = store_new();
+	q = open_ok(t, base);
+	CU_ASSERT_EQUAL(mock_store_rv(t), after);
+	mock_persist_close(q);
+	return t;
+}
+
+/* A clean stop of the seeded store at path; returns its counter. */
+static uint64_t clean_state(void)
+{
+	rm_state(path);
+	mock_store *s = store_new();
+	mock_persist *p = open_ok(s, path);
+	seed(s);
+	update_a(s, "v2");
+	uint64_t rv = mock_store_rv(s);
+	mock_persist_close(p);
+	mock_store_free(s);
+	return rv;
+}
+
+static void test_persist__fresh_directory_is_a_first_start(void)
+{
+	mock_persist_stats st;
+	rm_state(path);
+	mock_store *s = store_new();
+	mock_persist *p = open_ok(s, path);
+	mock_persist_stats_get(p, &st);
+	CU_ASSERT_TRUE(st.first_start);
+	CU_ASSERT_FALSE(st.restored);
+	CU_ASSERT_EQUAL(st.generation, 1);
+	/* All three files are there from the first start on. */
+	CU_ASSERT_TRUE(file_size(path) > MOCK_STATE_MAGIC_LEN);
+	CU_ASSERT_TRUE(file_size(with(path, ".log")) > MOCK_STATE_MAGIC_LEN);
+	CU_ASSERT_TRUE(file_size(with(path, ".gen")) > MOCK_STATE_MAGIC_LEN);
+	mock_persist_close(p);
+	p = open_ok(s = (mock_store_free(s), store_new()), path);
+	mock_persist_stats_get(p, &st);
+	CU_ASSERT_FALSE(st.first_start);
+	CU_ASSERT_TRUE(st.restored && st.clean);
+	CU_ASSERT_EQUAL(st.generation, 3); /* first open, clean stop, this open */
+	mock_persist_close(p);
+	mock_store_free(s);
+}
+
+static void test_persist__missing_or_empty_snapshot_is_refused(void)
+{
+	mock_persist_stats st;
+	uint64_t rv = clean_state();
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	assert_refused(path, path, "missing");
+	mock_store_free(discard_open(path, rv, &st));
+
+	rv = clean_state();
+	empty_file(path);
+	assert_refused(path, path, "empty");
+	mock_store_free(discard_open(path, rv, &st));
+
+	/* The magic alone: empty of records, refused the same way. */
+	rv = clean_state();
+	CU_ASSERT_EQUAL(truncate(path, MOCK_STATE_MAGIC_LEN), 0);
+	assert_refused(path, path, "without its end record");
+	mock_store_free(discard_open(path, rv, &st));
+
+	/* And the state everything else is missing from: the snapshot and the
+	 * log gone, the marker left. */
+	rv = clean_state();
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	CU_ASSERT_EQUAL(unlink(with(path, ".log")), 0);
+	assert_refused(path, path, "missing");
+	mock_store_free(discard_open(path, rv, &st));
+}
+
+static void test_persist__missing_or_empty_log_is_refused(void)
+{
+	mock_persist_stats st;
+	/* An unclean stop: the log holds changes the snapshot does not. */
+	rm_state(path);
+	mock_store *s = store_new();
+	mock_persist *p = open_ok(s, path);
+	seed(s);
+	uint64_t rv = mock_store_rv(s);
+	const char *copy = crash_copy();
+	CU_ASSERT_EQUAL(unlink(with(copy, ".log")), 0);
+	assert_refused(copy, with(copy, ".log"), "missing");
+	mock_store *t = discard_open(copy, rv, &st);
+	/* The log's changes are gone; what was not lost is the counter. */
+	CU_ASSERT_PTR_NULL(get(t, MOCK_KIND_NODE, NULL, "n1"));
+	mock_store_free(t);
+
+	copy = crash_copy();
+	empty_file(with(copy, ".log"));
+	assert_refused(copy, with(copy, ".log"), "empty");
+	mock_store_free(discard_open(copy, rv, &st));
+
+	/* After a clean stop too: the files belong together. */
+	mock_persist_close(p);
+	mock_store_free(s);
+	rv = clean_state();
+	CU_ASSERT_EQUAL(unlink(with(path, ".log")), 0);
+	assert_refused(path, with(path, ".log"), "missing");
+	mock_store_free(discard_open(path, rv, &st));
+}
+
+/* Copy base's snapshot and log aside (suffix ".old"), to put back later. */
+static void save_pair(const char *base)
+{
+	copy_file(base, with(base, ".old"));
+	copy_file(with(base, ".log"), with(base, ".log.old"));
+}
+
+static void test_persist__replaced_files_are_refused(void)
+{
+	nl_err err = {0};
+	mock_persist_stats st;
+	rm_state(path);
+	mock_store *s = store_new();
+	mock_persist *p = open_ok(s, path);
+	seed(s);
+	mock_persist_close(p); /* generation 2 */
+	save_pair(path);
+	p = open_ok(s = (mock_store_free(s), store_new()), path);
+	update_a(s, "newer");
+	CU_ASSERT_EQUAL(mock_persist_compact(p, &err), 0);
+	uint64_t rv = mock_store_rv(s);
+	mock_persist_close(p); /* generation 5 */
+	mock_store_free(s);
+
+	/* An older snapshot put back: it is not the one the state ends with. */
+	copy_file(with(path, ".old"), path);
+	assert_refused(path, path, "generation 2");
+	mock_store_free(discard_open(path, rv, &st));
+
+	/* An older log beside the newest snapshot. */
+	p = open_ok(s = store_new(), path);
+	mock_persist_close(p);
+	mock_store_free(s);
+	copy_file(with(path, ".log.old"), with(path, ".log"));
+	assert_refused(path, with(path, ".log"), "generation 2");
+
+	/* Both put back, a consistent older pair: the marker says otherwise,
+	 * and accepting it would move the counter back. */
+	clean_state();
+	save_pair(path);
+	p = open_ok(s = store_new(), path);
+	update_a(s, "newer");
+	rv = mock_store_rv(s);
+	mock_persist_close(p);
+	mock_store_free(s);
+	copy_file(with(path, ".old"), path);
+	copy_file(with(path, ".log.old"), with(path, ".log"));
+	assert_refused(path, path, "generation");
+	mock_store_free(discard_open(path, rv, &st));
+	unlink(with(path, ".old"));
+	unlink(with(path, ".log.old"));
+}
+
+/* The marker holds a ceiling the counter has not passed: a lost log cannot
+ * take the counter back, however many changes it held. */
+static void test_persist__lost_log_never_moves_the_counter_back(void)
+{
+	mock_persist_stats st;
+	rv_skip = 10;
+	rm_state(path);
+	mock_store *s = store_new();
+	mock_persist *p = open_ok(s, path);
+	seed(s);
+	for (int i = 0; i < 35; i++)
+		update_a(s, "churn");
+	uint64_t rv = mock_store_rv(s);
+	const char *copy = crash_copy();
+	CU_ASSERT_EQUAL(unlink(with(copy, ".log")), 0);
+	mock_store_free(discard_open(copy, rv, &st));
+	mock_persist_close(p);
+	mock_store_free(s);
+	rv_skip = 0;
+}
+
+/* A raw state file of the given payloads (framed as the format says). */
+static void write_framed(const char *p, const char *magic, const char *const *payloads, size_t n)
+{
+	char buf[2048];
+	size_t len = framed(buf, payloads, n);
+	memcpy(buf, magic, MOCK_STATE_MAGIC_LEN);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+#define V1_NODE(name, rv)                                                                      \
+	"P " #rv                                                                               \
+	" v1/nodes\n{\"kind\":\"Node\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"" name   \
+	"\",\"uid\":\"0b1c2d3e-0000-4000-8000-00000000000" #rv "\",\"resourceVersion\":\"" #rv \
+	"\"}}"
+
+/* A state written before issue 19 (no generations, no marker) still loads,
+ * once, and is written in the new format from then on. */
+static void test_persist__version1_state_is_upgraded(void)
+{
+	mock_persist_stats st;
+	static const char *const snap[] = {V1_NODE("old", 5), "E 7 1 0"};
+	static const char *const log[] = {V1_NODE("logged", 8)};
+	rm_state(path);
+	write_framed(path, MOCK_STATE_SNAP_MAGIC, snap, 2);
+	write_framed(with(path, ".log"), MOCK_STATE_LOG_MAGIC, log, 1);
+	mock_store *s = store_new();
+	mock_persist *p = open_ok(s, path);
+	mock_persist_stats_get(p, &st);
+	CU_ASSERT_TRUE(st.upgraded);
+	CU_ASSERT_TRUE(st.restored);
+	CU_ASSERT_FALSE(st.clean);
+	CU_ASSERT_EQUAL(mock_store_count(s, res(MOCK_KIND_NODE)), 2);
+	CU_ASSERT_EQUAL(mock_store_rv(s), 8 + MOCK_PERSIST_RV_SKIP);
+	CU_ASSERT_TRUE(file_size(with(path, ".gen")) > 0);
+	mock_persist_close(p);
+	mock_store_free(s);
+	s = store_new();
+	p = open_ok(s, path);
+	mock_persist_stats_get(p, &st);
+	CU_ASSERT_FALSE(st.upgraded);
+	CU_ASSERT_TRUE(st.clean);
+	mock_persist_close(p);
+	mock_store_free(s);
+
+	/* A version-1 snapshot without its log is refused like any other. */
+	rm_state(path);
+	write_framed(path, MOCK_STATE_SNAP_MAGIC, snap, 2);
+	assert_refused(path, with(path, ".log"), "missing");
+}
+
 static CU_TestInfo tests[] = {
     {"clean_restart_keeps_objects_and_counter",
      test_persist__clean_restart_keeps_objects_and_counter},
@@ -657,6 +963,12 @@ static CU_TestInfo tests[] = {
     {"refused_change_leaves_the_store_unchanged",
      test_persist__refused_change_leaves_the_store_unchanged},
     {"format_rejects_bad_records", test_persist__format_rejects_bad_records},
+    {"fresh_directory_is_a_first_start", test_persist__fresh_directory_is_a_first_start},
+    {"missing_or_empty_snapshot_is_refused", test_persist__missing_or_empty_snapshot_is_refused},
+    {"missing_or_empty_log_is_refused", test_persist__missing_or_empty_log_is_refused},
+    {"replaced_files_are_refused", test_persist__replaced_files_are_refused},
+    {"lost_log_never_moves_the_counter_back", test_persist__lost_log_never_moves_the_counter_back},
+    {"version1_state_is_upgraded", test_persist__version1_state_is_upgraded},
     CU_TEST_INFO_NULL,
 };
 
