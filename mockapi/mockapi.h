@@ -36,6 +36,14 @@ size_t mock_server_watch_count(mock_server *s);
 /* Stop serving; in-flight requests complete and open watch streams end
  * cleanly. Safe to call twice. */
 void mock_server_stop(mock_server *s);
+/* Stop serving and, with --state-file, write the clean-stop snapshot now,
+ * waiting at most ms for it (a handler still running past the shutdown
+ * grace period may hold the store; UINT_MAX waits as long as it takes):
+ * 0; NL_EIO (logged) when the stop could not be made clean (a full disk,
+ * say; every acknowledged change is still on disk); NL_ETIMEOUT when the
+ * snapshot did not finish in time (it goes on; do not mock_server_free
+ * then). Otherwise mock_server_free follows. */
+int mock_server_close_state(mock_server *s, unsigned ms);
 void mock_server_free(mock_server *s);
 /* Restart a running server as a restarted kube-apiserver would come back:
  * every connection and watch is closed, then it listens again on the same

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/route.h"
+#include "core/log.h"
 #include "storage/store.h"
 
 /* Send one request through the API as a client would. */
@@ -116,18 +117,48 @@ int mock_fixtures_load_file(mock_api *api, const char *path, nl_err *err)
 	return rc;
 }
 
-int mock_fixtures_seed(mock_api *api, nl_err *err)
+static const char *const builtin_namespaces[] = {"default", "kube-system", "kube-public",
+                                                 "kube-node-lease"};
+
+/* The built-in namespaces as documents; with only_missing, those the store
+ * has not got. */
+static json_object *builtin_docs(mock_api *api, int only_missing)
 {
-	static const char *const names[] = {"default", "kube-system", "kube-public",
-	                                    "kube-node-lease"};
+	const char *const *names = builtin_namespaces;
 	json_object *docs = json_object_new_array();
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < sizeof(builtin_namespaces) / sizeof(builtin_namespaces[0]); i++) {
+		json_object *cur = NULL;
+		if (only_missing &&
+		    mock_store_get_object(api->store, mock_resource_get(MOCK_KIND_NAMESPACE), NULL,
+		                          names[i], &cur) == 0) {
+			json_object_put(cur);
+			continue;
+		}
+		if (only_missing)
+			MOCK_LOG_WARN(
+			    "namespace %s is missing from the restored state: creating it "
+			    "again",
+			    names[i]);
 		json_object *ns = json_object_new_object();
 		json_object_object_add(ns, "apiVersion", json_object_new_string("v1"));
 		json_object_object_add(ns, "kind", json_object_new_string("Namespace"));
 		nl_meta_set_string(ns, "name", names[i]);
 		json_object_array_add(docs, ns);
 	}
+	return docs;
+}
+
+int mock_fixtures_seed(mock_api *api, nl_err *err)
+{
+	json_object *docs = builtin_docs(api, 0);
+	int rc = mock_fixtures_apply(api, docs, "built-in namespaces", err);
+	json_object_put(docs);
+	return rc;
+}
+
+int mock_fixtures_seed_missing(mock_api *api, nl_err *err)
+{
+	json_object *docs = builtin_docs(api, 1);
 	int rc = mock_fixtures_apply(api, docs, "built-in namespaces", err);
 	json_object_put(docs);
 	return rc;

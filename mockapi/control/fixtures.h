@@ -12,6 +12,10 @@
 
 /* Create default, kube-system, kube-public and kube-node-lease. */
 int mock_fixtures_seed(mock_api *api, nl_err *err);
+/* Create those of them a restored store has not got (a warning each), as
+ * kube-apiserver's bootstrap controllers recreate a missing system
+ * namespace; the others are left as clients changed them. */
+int mock_fixtures_seed_missing(mock_api *api, nl_err *err);
 /* Create (or replace, when the name exists) each object of docs (an array,
  * borrowed). A namespaced object without namespace goes to "default".
  * NL_EINVALID with the server's Status message in err on the first refusal. */

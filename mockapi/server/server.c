@@ -8,6 +8,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <nodelet/doc.h>
+#include <nodelet/errors.h>
 #include <nodelet/protobuf.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -548,8 +549,9 @@ int mock_server_new(mock_server **out, const mock_options *o, nl_err *err)
 		                          o->watch_backlog_bytes);
 	/* A restored store is the state the fixtures were loaded into before:
 	 * loading them again would undo what clients changed since. */
-	if (rc == 0 && !restored)
-		rc = mock_fixtures_seed(&s->api, err);
+	if (rc == 0)
+		rc = restored ? mock_fixtures_seed_missing(&s->api, err)
+		              : mock_fixtures_seed(&s->api, err);
 	for (size_t i = 0; rc == 0 && !restored && i < o->nfixtures; i++)
 		rc = mock_fixtures_load_file(&s->api, o->fixtures[i], err);
 	/* After seeding: the control state snapshots the seeded store. */
@@ -748,14 +750,15 @@ typedef struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct mock_persist *persist;
-	int done, abandoned;
+	int done, abandoned, rc;
 } close_job;
 
 static void *close_main(void *payload)
 {
 	close_job *j = payload;
-	mock_persist_close(j->persist);
+	int rc = mock_persist_close(j->persist);
 	pthread_mutex_lock(&j->mu);
+	j->rc = rc;
 	j->done = 1;
 	int abandoned = j->abandoned;
 	pthread_cond_signal(&j->cv);
@@ -767,18 +770,21 @@ static void *close_main(void *payload)
 
 int mock_server_close_state(mock_server *s, unsigned ms)
 {
+	if (!s)
+		return 0;
+	mock_server_stop(s);
 	if (!s->persist)
 		return 0;
 	close_job *j = calloc(1, sizeof(*j));
 	pthread_t t;
 	if (!j)
-		return -1;
+		return NL_ENOMEM;
 	pthread_mutex_init(&j->mu, NULL);
 	pthread_cond_init(&j->cv, NULL);
 	j->persist = s->persist;
 	if (pthread_create(&t, NULL, close_main, j) != 0) {
 		free(j);
-		return -1;
+		return NL_ERROR;
 	}
 	pthread_detach(t);
 	struct timespec until;
@@ -790,12 +796,12 @@ int mock_server_close_state(mock_server *s, unsigned ms)
 	pthread_mutex_lock(&j->mu);
 	while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu, &until) == 0)
 		;
-	int done = j->done;
+	int done = j->done, rc = j->rc;
 	j->abandoned = !done;
 	pthread_mutex_unlock(&j->mu);
 	if (!done)
-		return -1; /* still waiting for the store; the thread frees j */
+		return NL_ETIMEOUT; /* still waiting for the store; the thread frees j */
 	s->persist = NULL;
 	free(j);
-	return 0;
+	return rc;
 }

@@ -27,8 +27,5 @@ struct mock_server {
 /* After mock_server_stop: whether request handlers are still running
  * (past the shutdown grace period). */
 int mock_server_handlers_running(mock_server *s);
-/* The final state-file snapshot, waiting at most ms for it (a handler
- * still running may hold the store). 0 when it was written. */
-int mock_server_close_state(mock_server *s, unsigned ms);
 
 #endif
