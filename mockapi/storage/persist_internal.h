@@ -22,6 +22,7 @@ struct mock_persist {
 	/* The snapshot generation on disk: the log's header and the marker
 	 * name it. Written under compact_mu and mu, read under either. */
 	uint64_t gen;
+	uint64_t mark_gen; /* the generation FILE.gen names; under mu */
 	/* No resourceVersion past it is handed out before FILE.gen says so:
 	 * what a restart continues from when the log is lost. */
 	uint64_t ceiling;

@@ -394,6 +394,7 @@ int mock__persist_load(mock_persist *p, nl_err *err)
 	              p->st.discarded_bytes == 0;
 	/* Generations only go up, whatever was discarded. */
 	p->gen = max3(c.snap_gen, c.log_gen, c.mark_gen);
+	p->mark_gen = c.have_mark ? c.mark_gen : 0;
 	move_counter(p, &c);
 	return 0;
 }

@@ -946,6 +946,36 @@ static void test_persist__version1_state_is_upgraded(void)
 	assert_refused(path, with(path, ".log"), "missing");
 }
 
+/* A compaction that fails half-way (the log's or the marker's temp file on
+ * a full disk: linked to /dev/full), twice: the files must still be a
+ * state the next start takes, with every change. */
+static void test_persist__failed_compactions_leave_a_state_that_starts(void)
+{
+	static const char *const tmps[] = {".log.tmp", ".gen.tmp"};
+	for (size_t i = 0; i < 2; i++) {
+		nl_err err = {0};
+		rm_state(path);
+		mock_store *s = store_new();
+		mock_persist *p = open_ok(s, path);
+		seed(s);
+		for (int k = 0; k < 2; k++) {
+			/* A failure removes the temp file: link it again. */
+			CU_ASSERT_EQUAL_FATAL(symlink("/dev/full", with(path, tmps[i])), 0);
+			CU_ASSERT_NOT_EQUAL(mock_persist_compact(p, &err), 0);
+			CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, tmps[i]));
+		}
+		const char *copy = crash_copy();
+		mock_store *t = store_new();
+		mock_persist *q = open_ok(t, copy);
+		assert_same_objects(s, t);
+		mock_persist_close(q);
+		mock_store_free(t);
+		unlink(with(path, tmps[i]));
+		mock_persist_close(p);
+		mock_store_free(s);
+	}
+}
+
 static CU_TestInfo tests[] = {
     {"clean_restart_keeps_objects_and_counter",
      test_persist__clean_restart_keeps_objects_and_counter},
@@ -969,6 +999,8 @@ static CU_TestInfo tests[] = {
     {"replaced_files_are_refused", test_persist__replaced_files_are_refused},
     {"lost_log_never_moves_the_counter_back", test_persist__lost_log_never_moves_the_counter_back},
     {"version1_state_is_upgraded", test_persist__version1_state_is_upgraded},
+    {"failed_compactions_leave_a_state_that_starts",
+     test_persist__failed_compactions_leave_a_state_that_starts},
     CU_TEST_INFO_NULL,
 };
 
