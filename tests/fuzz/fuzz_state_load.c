@@ -28,6 +28,19 @@
 static char dir[64], base[96];
 static const char *const suffixes[] = {".gen", "", ".log"};
 
+/* At exit: the files of the last input, then the directory. */
+static void teardown(void)
+{
+	static const char *const all[] = {".gen", "",         ".log",    ".lock",
+	                                  ".tmp", ".log.tmp", ".gen.tmp"};
+	char p[128];
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", base, all[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
+
 static void setup(void)
 {
 	if (dir[0])
@@ -36,6 +49,7 @@ static void setup(void)
 	snprintf(dir, sizeof(dir), "%s/nl-fuzz-state-XXXXXX", root);
 	FUZZ_CHECK(mkdtemp(dir) != NULL);
 	snprintf(base, sizeof(base), "%s/state", dir);
+	atexit(teardown);
 	/* Refusals and discards log a line each: thousands a second. */
 	nl_log_set_output(fopen("/dev/null", "w"));
 }
