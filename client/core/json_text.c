@@ -1,5 +1,6 @@
 #include <nodelet/errors.h>
 #include <nodelet/json_text.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int is_ws(char c)
@@ -129,4 +130,197 @@ int nl_json_text_member(const char **val, size_t *vlen, const char *json, size_t
 	*val = v;
 	*vlen = n;
 	return 0;
+}
+
+/* ---- strings as Go reads them (nl_json_text_clean) ---------------------- */
+
+static int hex4(const char *p, const char *end, unsigned *out)
+{
+	unsigned v = 0;
+	if (end - p < 4)
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		unsigned d;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return 0;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return 1;
+}
+
+/* utf8.DecodeRune's width of the valid sequence at p, or 0. */
+static size_t utf8_width(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char c = p[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		if (c == 0xe0)
+			lo = 0xa0; /* overlong */
+		else if (c == 0xed)
+			hi = 0x9f; /* surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		if (c == 0xf0)
+			lo = 0x90; /* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f; /* past U+10FFFF */
+	} else
+		return 0;
+	if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* The pass itself: with o NULL it only measures. Returns the output length;
+ * *changed tells whether it differs from the input. Member names are told
+ * from values by a stack of open containers (a bit per level) and whether
+ * a name is due: after '{' and after ',' inside an object. Levels past
+ * the stack's depth (json-c refuses them anyway) count as arrays. */
+#define CLEAN_MAX_DEPTH 4096
+static size_t clean_pass(char *o, const char *text, size_t len, int *changed)
+{
+	unsigned char is_obj[CLEAN_MAX_DEPTH / 8] = {0};
+	size_t depth = 0, w = 0;
+	int key_due = 0;
+	const char *p = text, *end = text + len;
+	*changed = 0;
+#define PUT(src, n)                                \
+	do {                                       \
+		if (o)                             \
+			memcpy(o + w, (src), (n)); \
+		w += (n);                          \
+	} while (0)
+	while (p < end) {
+		char c = *p;
+		/* json-c (not strict) takes '...' strings too: clean those alike */
+		if (c != '"' && c != '\'') {
+			if (c == '{' || c == '[') {
+				if (depth < CLEAN_MAX_DEPTH) {
+					unsigned char bit = (unsigned char)(1u << (depth % 8));
+					if (c == '{')
+						is_obj[depth / 8] |= bit;
+					else
+						is_obj[depth / 8] &= (unsigned char)~bit;
+				}
+				depth++;
+				key_due = c == '{';
+			} else if (c == '}' || c == ']') {
+				depth -= depth > 0;
+				key_due = 0;
+			} else if (c == ',') {
+				key_due = depth > 0 && depth <= CLEAN_MAX_DEPTH &&
+				          (is_obj[(depth - 1) / 8] >> ((depth - 1) % 8) & 1);
+			}
+			PUT(p, 1);
+			p++;
+			continue;
+		}
+		int in_key = key_due;
+		char quote = c;
+		key_due = 0;
+		PUT(p, 1);
+		for (p++; p < end && *p != quote;) {
+			unsigned u = 0, u2 = 0;
+			if (*p == '\\' && end - p >= 2 && p[1] == 'u' && hex4(p + 2, end, &u)) {
+				if (u == 0 && in_key) {
+					PUT(NL_JSON_KEY_NUL, 2);
+					*changed = 1;
+					p += 6;
+				} else if (u >= 0xd800 && u <= 0xdbff && end - p >= 12 &&
+				           p[6] == '\\' && p[7] == 'u' && hex4(p + 8, end, &u2) &&
+				           u2 >= 0xdc00 && u2 <= 0xdfff) {
+					PUT(p, 12);
+					p += 12;
+				} else if (u >= 0xd800 && u <= 0xdfff) {
+					PUT("\\ufffd", 6);
+					*changed = 1;
+					p += 6;
+				} else {
+					PUT(p, 6);
+					p += 6;
+				}
+			} else if (*p == '\\') {
+				size_t n = end - p >= 2 ? 2 : 1;
+				PUT(p, n);
+				p += n;
+			} else {
+				size_t n = utf8_width((const unsigned char *)p,
+				                      (const unsigned char *)end);
+				if (n == 0) {
+					PUT("\xef\xbf\xbd", 3);
+					*changed = 1;
+					p++;
+				} else {
+					PUT(p, n);
+					p += n;
+				}
+			}
+		}
+		if (p < end) {
+			PUT(p, 1);
+			p++;
+		}
+	}
+#undef PUT
+	return w;
+}
+
+int nl_json_text_clean(char **out, size_t *out_len, const char *text, size_t len)
+{
+	int changed = 0;
+	size_t n = clean_pass(NULL, text, len, &changed);
+	if (!changed) {
+		*out = NULL;
+		*out_len = len;
+		return 0;
+	}
+	char *buf = malloc(n + 1);
+	if (!buf)
+		return NL_ENOMEM;
+	clean_pass(buf, text, len, &changed);
+	buf[n] = '\0';
+	*out = buf;
+	*out_len = n;
+	return 0;
+}
+
+int nl_json_key_has_nul(const char *s)
+{
+	return s && strstr(s, NL_JSON_KEY_NUL) != NULL;
+}
+
+char *nl_json_key_unmark(const char *s, size_t *len)
+{
+	size_t n = strlen(s), w = 0;
+	char *buf = malloc(n + 1);
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)s[i] == 0xc0 && (unsigned char)s[i + 1] == 0x80) {
+			buf[w++] = '\0';
+			i++;
+		} else {
+			buf[w++] = s[i];
+		}
+	}
+	buf[w] = '\0';
+	*len = w;
+	return buf;
 }

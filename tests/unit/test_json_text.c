@@ -1,6 +1,7 @@
 /* nodelet/json_text.h: members found in JSON text without a tree. */
 #include <nodelet/errors.h>
 #include <nodelet/json_text.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../cu_main.h"
@@ -92,12 +93,104 @@ static void test_json_text__skip_value(void)
 	CU_ASSERT_PTR_EQUAL(nl_json_text_skip_ws(w, w + 2), w + 2);
 }
 
+/* What nl_json_text_clean gives for in (NULL: unchanged). */
+static int cleans_to(const char *in, size_t inlen, const char *want, size_t wantlen)
+{
+	char *out = (char *)"unset";
+	size_t n = 12345;
+	int rc = nl_json_text_clean(&out, &n, in, inlen);
+	if (rc != 0)
+		return 0;
+	if (!want) {
+		int ok = out == NULL;
+		free(out);
+		return ok;
+	}
+	int ok = out && n == wantlen && memcmp(out, want, n) == 0 && out[n] == '\0';
+	free(out);
+	return ok;
+}
+#define CLEANS(in, want) cleans_to(in, sizeof(in) - 1, want, sizeof(want) - 1)
+#define KEEPS(in) cleans_to(in, sizeof(in) - 1, NULL, 0)
+
+/* Go's encoding/json unquote: each byte that does not start valid UTF-8
+ * (utf8.DecodeRune's RuneError of width 1) becomes one U+FFFD. */
+static void test_json_text__clean_invalid_utf8(void)
+{
+	CU_ASSERT(CLEANS("{\"a\":\"\xff\xfe\"}", "{\"a\":\"\xef\xbf\xbd\xef\xbf\xbd\"}"));
+	/* a cut 3-byte sequence: two bad bytes, two replacements */
+	CU_ASSERT(CLEANS("[\"x\xe2\x82\"]", "[\"x\xef\xbf\xbd\xef\xbf\xbd\"]"));
+	/* an encoded surrogate and an overlong NUL: one per byte */
+	CU_ASSERT(CLEANS("[\"\xed\xa0\x80\"]", "[\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"]"));
+	CU_ASSERT(CLEANS("{\"k\xc0\x80\":1}", "{\"k\xef\xbf\xbd\xef\xbf\xbd\":1}"));
+	/* past U+10FFFF */
+	CU_ASSERT(CLEANS("[\"\xf4\x90\x80\x80\"]",
+	                 "[\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"]"));
+	/* valid text of every width, and U+FFFD itself, is kept as it is */
+	CU_ASSERT(KEEPS("{\"a\":\"z\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbd\"}"));
+	CU_ASSERT(KEEPS("{\"a\":[1,2.5,true,null,{}],\"b\\\"\\u0041\":\"\\\\\"}"));
+	/* json-c also reads '...' strings: they get the same treatment */
+	CU_ASSERT(CLEANS("{'a\xff':'\xfe\"'}", "{'a\xef\xbf\xbd':'\xef\xbf\xbd\"'}"));
+	CU_ASSERT(KEEPS("[\"it's\"]"));
+}
+
+/* Lone surrogate escapes become \ufffd; a high one followed by a low one
+ * is one rune; a high one followed by anything else is replaced alone and
+ * what follows is read on its own (decode.go's unquoteBytes). */
+static void test_json_text__clean_surrogates(void)
+{
+	CU_ASSERT(CLEANS("[\"\\ud800\"]", "[\"\\ufffd\"]"));
+	CU_ASSERT(CLEANS("[\"\\uDC00x\"]", "[\"\\ufffdx\"]"));
+	CU_ASSERT(CLEANS("[\"\\ud800\\u0041\"]", "[\"\\ufffd\\u0041\"]"));
+	CU_ASSERT(CLEANS("[\"\\ud800\\ud800\\udc00\"]", "[\"\\ufffd\\ud800\\udc00\"]"));
+	CU_ASSERT(CLEANS("[\"\\udc00\\ud800\"]", "[\"\\ufffd\\ufffd\"]"));
+	CU_ASSERT(KEEPS("[\"\\ud83d\\ude00\"]"));
+	CU_ASSERT(KEEPS("[\"\\uD83D\\uDE00\"]"));
+	/* an escape cut short is json-c's syntax error to report */
+	CU_ASSERT(KEEPS("[\"\\ud80\"]"));
+}
+
+/* json-c ends a member name at a NUL: inside keys \u0000 becomes the
+ * marker, so that "a\u0000b" stays a key other than "a". Values keep
+ * theirs (json-c holds their length). */
+static void test_json_text__clean_nul_in_keys(void)
+{
+	CU_ASSERT(
+	    CLEANS("{\"ok\\u0000/x\":\"v\\u0000\"}", "{\"ok" NL_JSON_KEY_NUL "/x\":\"v\\u0000\"}"));
+	CU_ASSERT(CLEANS("{\"a\":{\"b\":[{\"\\u0000\":1}],\"\\u0000\":\"\\u0000\"}}",
+	                 "{\"a\":{\"b\":[{\"" NL_JSON_KEY_NUL "\":1}],\"" NL_JSON_KEY_NUL
+	                 "\":\"\\u0000\"}}"));
+	CU_ASSERT(KEEPS("[\"\\u0000\",{\"a\":\"\\u0000\"}]"));
+	size_t n = 0;
+	char *k = nl_json_key_unmark("a" NL_JSON_KEY_NUL "b" NL_JSON_KEY_NUL, &n);
+	CU_ASSERT(k && n == 4 && memcmp(k, "a\0b\0", 5) == 0);
+	free(k);
+}
+
+/* Cleaned text has only valid UTF-8 inside strings: cleaning it again
+ * changes nothing (the key marker aside, which is not UTF-8 on purpose). */
+static void test_json_text__clean_is_idempotent(void)
+{
+	const char in[] = "{\"\xff\\ud800\":\"\xc3\\udfff\x80\",\"\\\"\xfe\":[\"\xe2\x82\"]}";
+	char *once = NULL, *twice = (char *)"x";
+	size_t n1 = 0, n2 = 0;
+	CU_ASSERT_EQUAL(nl_json_text_clean(&once, &n1, in, sizeof(in) - 1), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(once);
+	CU_ASSERT_EQUAL(nl_json_text_clean(&twice, &n2, once, n1), 0);
+	CU_ASSERT_PTR_NULL(twice);
+	free(once);
+}
+
 static CU_TestInfo tests[] = {
     {"member_by_path", test_json_text__member_by_path},
     {"missing_and_malformed", test_json_text__missing_and_malformed},
     {"iterates_members_in_order", test_json_text__iterates_members_in_order},
     {"not_an_object", test_json_text__not_an_object},
     {"skip_value", test_json_text__skip_value},
+    {"clean_invalid_utf8", test_json_text__clean_invalid_utf8},
+    {"clean_surrogates", test_json_text__clean_surrogates},
+    {"clean_nul_in_keys", test_json_text__clean_nul_in_keys},
+    {"clean_is_idempotent", test_json_text__clean_is_idempotent},
     CU_TEST_INFO_NULL,
 };
 

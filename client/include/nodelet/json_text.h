@@ -44,4 +44,36 @@ int nl_json_text_next(nl_json_text_iter *it, const char **key, size_t *klen, con
 int nl_json_text_member(const char **val, size_t *vlen, const char *json, size_t len,
                         const char *path);
 
+/* Strings as Go's encoding/json reads them, applied to JSON text before
+ * json-c parses it (json-c keeps invalid UTF-8 raw and ends a member name
+ * at a NUL):
+ *
+ *   - each byte inside a string that does not start valid UTF-8 (cut,
+ *     overlong, an encoded surrogate, past U+10FFFF) becomes one U+FFFD;
+ *   - a \uXXXX surrogate escape that is not a high one directly followed by
+ *     a low one becomes \ufffd (what follows is read on its own);
+ *   - \u0000 inside a member name becomes NL_JSON_KEY_NUL, so that
+ *     "a\u0000b" stays a name other than "a" (string values keep their
+ *     NUL: json-c holds their length).
+ *
+ * Everything else, malformed text included, is copied as it is for the
+ * parser to judge. One pass to measure and one to write: O(len).
+ * *out is NULL when text needs no change, else a new NUL-terminated copy
+ * of *out_len bytes (caller frees). 0, or NL_ENOMEM (*out untouched). */
+int nl_json_text_clean(char **out, size_t *out_len, const char *text, size_t len);
+
+/* How a NUL in a member name is held after nl_json_text_clean: the two
+ * bytes Modified UTF-8 uses for U+0000. Cleaned text never holds them
+ * otherwise (they are not UTF-8), so they stand for nothing else; every
+ * Kubernetes name and key rule refuses them, as it refuses the NUL. */
+#define NL_JSON_KEY_NUL "\xc0\x80"
+
+/* s (a C string, typically a member name of a cleaned tree) with each
+ * NL_JSON_KEY_NUL turned back into a NUL: a new buffer of *len bytes plus
+ * a terminating NUL (caller frees), NULL when out of memory. */
+char *nl_json_key_unmark(const char *s, size_t *len);
+
+/* Whether s holds NL_JSON_KEY_NUL. */
+int nl_json_key_has_nul(const char *s);
+
 #endif
