@@ -146,23 +146,32 @@ static void check_subdomain(why_writer *w, const char *prefix, const char *s, si
 		why_add(w, prefix, DNS1123_SUBDOMAIN_MSG);
 }
 
-int nl_name_is_dns1123_subdomain(const char *s, char *why, size_t whylen)
+int nl_name_is_dns1123_subdomain_n(const char *s, size_t len, char *why, size_t whylen)
 {
 	why_writer w;
 	why_init(&w, why, whylen);
 	if (!s)
 		return NL_EINVAL;
-	check_subdomain(&w, "", s, strlen(s));
+	check_subdomain(&w, "", s, len);
 	return why_result(&w);
+}
+
+int nl_name_is_dns1123_subdomain(const char *s, char *why, size_t whylen)
+{
+	return nl_name_is_dns1123_subdomain_n(s, s ? strlen(s) : 0, why, whylen);
 }
 
 int nl_name_is_dns1123_label(const char *s, char *why, size_t whylen)
 {
+	return nl_name_is_dns1123_label_n(s, s ? strlen(s) : 0, why, whylen);
+}
+
+int nl_name_is_dns1123_label_n(const char *s, size_t len, char *why, size_t whylen)
+{
 	why_writer w;
 	why_init(&w, why, whylen);
 	if (!s)
 		return NL_EINVAL;
-	size_t len = strlen(s);
 	if (len > NL_DNS1123_LABEL_MAX)
 		why_add_maxlen(&w, "", NL_DNS1123_LABEL_MAX);
 	/* A valid subdomain that is not a valid label can only differ by its dots
@@ -174,23 +183,27 @@ int nl_name_is_dns1123_label(const char *s, char *why, size_t whylen)
 }
 
 /* hasChDirPrefix: data keys become file names in a projected volume. */
-static void check_chdir_prefix(why_writer *w, const char *s)
+static void check_chdir_prefix(why_writer *w, const char *s, size_t len)
 {
-	if (strcmp(s, ".") == 0)
+	if (len == 1 && s[0] == '.')
 		why_add(w, "", "must not be '.'");
-	else if (strcmp(s, "..") == 0)
+	else if (len == 2 && memcmp(s, "..", 2) == 0)
 		why_add(w, "", "must not be '..'");
-	else if (strncmp(s, "..", 2) == 0)
+	else if (len > 2 && memcmp(s, "..", 2) == 0)
 		why_add(w, "", "must not start with '..'");
 }
 
 int nl_name_is_config_key(const char *s, char *why, size_t whylen)
 {
+	return nl_name_is_config_key_n(s, s ? strlen(s) : 0, why, whylen);
+}
+
+int nl_name_is_config_key_n(const char *s, size_t len, char *why, size_t whylen)
+{
 	why_writer w;
 	why_init(&w, why, whylen);
 	if (!s)
 		return NL_EINVAL;
-	size_t len = strlen(s);
 	bool ok = len > 0;
 	for (size_t i = 0; ok && i < len; i++)
 		ok = is_alnum(s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.';
@@ -198,20 +211,26 @@ int nl_name_is_config_key(const char *s, char *why, size_t whylen)
 		why_add_maxlen(&w, "", NL_CONFIGMAP_KEY_MAX);
 	if (!ok)
 		why_add(&w, "", CONFIG_KEY_MSG);
-	check_chdir_prefix(&w, s);
+	check_chdir_prefix(&w, s, len);
 	return why_result(&w);
 }
 
 /* IsQualifiedName: [prefix/]name, prefix a DNS subdomain, name <= 63. */
 int nl_name_is_label_key(const char *s, char *why, size_t whylen)
 {
+	return nl_name_is_label_key_n(s, s ? strlen(s) : 0, why, whylen);
+}
+
+int nl_name_is_label_key_n(const char *s, size_t len, char *why, size_t whylen)
+{
 	why_writer w;
 	why_init(&w, why, whylen);
 	if (!s)
 		return NL_EINVAL;
-	const char *slash = strchr(s, '/');
+	const char *end = s + len;
+	const char *slash = memchr(s, '/', len);
 	const char *name = s;
-	if (slash && strchr(slash + 1, '/')) {
+	if (slash && memchr(slash + 1, '/', (size_t)(end - slash - 1))) {
 		why_add(&w, "a qualified name ",
 		        QUALIFIED_NAME_MSG " with an optional DNS subdomain prefix and '/' (e.g. "
 		                           "'example.com/MyName')");
@@ -225,7 +244,7 @@ int nl_name_is_label_key(const char *s, char *why, size_t whylen)
 			check_subdomain(&w, "prefix part ", s, plen);
 		name = slash + 1;
 	}
-	size_t nlen = strlen(name);
+	size_t nlen = (size_t)(end - name);
 	if (nlen == 0)
 		why_add(&w, "name part ", EMPTY_MSG);
 	else if (nlen > QUALIFIED_NAME_MAX)
@@ -237,11 +256,15 @@ int nl_name_is_label_key(const char *s, char *why, size_t whylen)
 
 int nl_name_is_label_value(const char *s, char *why, size_t whylen)
 {
+	return nl_name_is_label_value_n(s, s ? strlen(s) : 0, why, whylen);
+}
+
+int nl_name_is_label_value_n(const char *s, size_t len, char *why, size_t whylen)
+{
 	why_writer w;
 	why_init(&w, why, whylen);
 	if (!s)
 		return NL_EINVAL;
-	size_t len = strlen(s);
 	if (len > LABEL_VALUE_MAX)
 		why_add_maxlen(&w, "", LABEL_VALUE_MAX);
 	if (len > 0 && !match_qualified_name(s, len))

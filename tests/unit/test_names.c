@@ -253,7 +253,40 @@ static void test_names__why_is_optional_and_truncated(void)
 	CU_ASSERT_EQUAL(strncmp(why, "a lowercase RFC", 15), 0);
 }
 
+/* A Go string may hold NULs: the _n forms see all of it, so "a\0b" is not
+ * the valid "a", and a NUL counts as one byte toward the limits. */
+static void test_names__nul_is_a_bad_character_not_an_end(void)
+{
+	char why[2048];
+	CU_ASSERT_EQUAL(nl_name_is_dns1123_subdomain_n("a\0b", 3, why, sizeof(why)), NL_EINVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "a lowercase RFC 1123 subdomain"));
+	CU_ASSERT_PTR_NULL(strstr(why, "no more than"));
+	CU_ASSERT_EQUAL(nl_name_is_dns1123_label_n("ns\0", 3, why, sizeof(why)), NL_EINVALID);
+	CU_ASSERT_EQUAL(nl_name_is_config_key_n("ok\0/../../x", 11, why, sizeof(why)), NL_EINVALID);
+	CU_ASSERT_STRING_EQUAL(why, "a valid config key must consist of alphanumeric characters, "
+	                            "'-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
+	                            "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+	/* ".." then a NUL: only the prefix rule and the charset */
+	CU_ASSERT_EQUAL(nl_name_is_config_key_n("..\0", 3, why, sizeof(why)), NL_EINVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "; must not start with '..'"));
+	CU_ASSERT_EQUAL(nl_name_is_label_key_n("a\0b", 3, why, sizeof(why)), NL_EINVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "name part must consist of"));
+	/* the NUL is in the prefix: the slash after it still splits */
+	CU_ASSERT_EQUAL(nl_name_is_label_key_n("e\0.com/x", 8, why, sizeof(why)), NL_EINVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "prefix part a lowercase RFC 1123 subdomain"));
+	CU_ASSERT_PTR_NULL(strstr(why, "name part"));
+	CU_ASSERT_EQUAL(nl_name_is_label_value_n("v\0", 2, why, sizeof(why)), NL_EINVALID);
+	CU_ASSERT_EQUAL(nl_name_is_label_value_n("v", 1, why, sizeof(why)), 0);
+	/* 63 bytes with a NUL in them: the charset fails, the length does not */
+	char v[63];
+	memset(v, 'a', sizeof(v));
+	v[30] = '\0';
+	CU_ASSERT_EQUAL(nl_name_is_label_value_n(v, sizeof(v), why, sizeof(why)), NL_EINVALID);
+	CU_ASSERT_PTR_NULL(strstr(why, "no more than"));
+}
+
 static CU_TestInfo names_tests[] = {
+    {"nul_is_a_bad_character_not_an_end", test_names__nul_is_a_bad_character_not_an_end},
     {"subdomain_accepts_valid_names", test_names__subdomain_accepts_valid_names},
     {"subdomain_rejects_bad_characters_and_shapes",
      test_names__subdomain_rejects_bad_characters_and_shapes},

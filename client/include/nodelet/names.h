@@ -31,4 +31,13 @@ int nl_name_is_label_value(const char *s, char *why, size_t whylen);
  * network becomes a file name. */
 int nl_name_is_path_component(const char *s, char *why, size_t whylen);
 
+/* The same rules over exactly len bytes of s, which may hold NULs (a Go
+ * string may; every rule above refuses a NUL as a character outside its
+ * set, and counts it as one byte). */
+int nl_name_is_dns1123_subdomain_n(const char *s, size_t len, char *why, size_t whylen);
+int nl_name_is_dns1123_label_n(const char *s, size_t len, char *why, size_t whylen);
+int nl_name_is_config_key_n(const char *s, size_t len, char *why, size_t whylen);
+int nl_name_is_label_key_n(const char *s, size_t len, char *why, size_t whylen);
+int nl_name_is_label_value_n(const char *s, size_t len, char *why, size_t whylen);
+
 #endif
