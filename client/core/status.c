@@ -3,6 +3,7 @@
  * kubectl print them, and tests compare them against golden files. */
 #include <nodelet/buf.h>
 #include <nodelet/errors.h>
+#include <nodelet/json_text.h>
 #include <nodelet/quote.h>
 #include <nodelet/status.h>
 
@@ -57,6 +58,7 @@ void nl_status_free(nl_status *st)
 	free(st->group);
 	free(st->kind);
 	free(st->uid);
+	free(st->continue_token);
 	for (size_t i = 0; i < st->ncauses; i++)
 		cause_clear(&st->causes[i]);
 	free(st->causes);
@@ -154,11 +156,47 @@ static int add_child(json_object *o, const char *key, json_object *child)
 	return 0;
 }
 
+/* A Status's strings are C strings; a NUL Go would write in one (a name or
+ * key from the request: `data[a\u0000b]`) is held as NL_JSON_KEY_NUL
+ * (json_text.h) and written as the NUL again. */
+static json_object *new_go_string(const char *v)
+{
+	if (!nl_json_key_has_nul(v))
+		return json_object_new_string(v);
+	size_t n = 0;
+	char *raw = nl_json_key_unmark(v, &n);
+	json_object *o = raw ? json_object_new_string_len(raw, (int)n) : NULL;
+	free(raw);
+	return o;
+}
+
+static int quote_go(nl_buf *b, const char *s)
+{
+	if (!nl_json_key_has_nul(s))
+		return nl_quote_append(b, s);
+	size_t n = 0;
+	char *raw = nl_json_key_unmark(s, &n);
+	int rc = raw ? nl_quote_append_n(b, raw, n) : NL_ENOMEM;
+	free(raw);
+	return rc;
+}
+
 static int add_str(json_object *o, const char *key, const char *v)
 {
 	if (!v || !*v)
 		return 0;
-	return add_child(o, key, json_object_new_string(v));
+	return add_child(o, key, new_go_string(v));
+}
+
+/* The Status's ListMeta: only continue is ever set. */
+static json_object *list_meta_to_json(const nl_status *st)
+{
+	json_object *m = json_object_new_object();
+	if (m && add_str(m, "continue", st->continue_token) != 0) {
+		json_object_put(m);
+		return NULL;
+	}
+	return m;
 }
 
 static int add_int(json_object *o, const char *key, int v)
@@ -207,9 +245,8 @@ json_object *nl_status_to_json(const nl_status *st)
 	/* apiVersion is "v1" whatever the group: Status lives in meta/v1 and the
 	 * apiserver encodes it as the core group's version. */
 	if (add_str(o, "kind", "Status") || add_str(o, "apiVersion", "v1") ||
-	    add_child(o, "metadata", json_object_new_object()) ||
-	    add_str(o, "status", st->status) || add_str(o, "message", st->message) ||
-	    add_str(o, "reason", st->reason) ||
+	    add_child(o, "metadata", list_meta_to_json(st)) || add_str(o, "status", st->status) ||
+	    add_str(o, "message", st->message) || add_str(o, "reason", st->reason) ||
 	    (st->has_details && add_child(o, "details", details_to_json(st))) ||
 	    add_int(o, "code", st->code)) {
 		json_object_put(o);
@@ -305,6 +342,10 @@ int nl_status_from_json(nl_status **out, json_object *obj)
 	    (rc = get_str(obj, "reason", &st->reason)))
 		goto fail;
 	st->code = get_int(obj, "code");
+	json_object *meta = NULL;
+	if (json_object_object_get_ex(obj, "metadata", &meta) &&
+	    (rc = get_str(meta, "continue", &st->continue_token)))
+		goto fail;
 	if (json_object_object_get_ex(obj, "details", &details) &&
 	    json_object_is_type(details, json_type_object) && (rc = details_from_json(st, details)))
 		goto fail;
@@ -363,7 +404,7 @@ static char *gr_name_message(const char *before, const char *gr_or_kind, const c
 	nl_buf b;
 	nl_buf_init(&b, 0);
 	if (nl_buf_adds(&b, before) || nl_buf_adds(&b, gr_or_kind) || nl_buf_adds(&b, " ") ||
-	    nl_quote_append(&b, name) || nl_buf_adds(&b, after)) {
+	    quote_go(&b, name) || nl_buf_adds(&b, after)) {
 		nl_buf_free(&b);
 		return NULL;
 	}
@@ -473,7 +514,7 @@ int nl_status_finish_invalid(nl_status *st)
 	/* NewInvalid: "<gk> %q is invalid[: <aggregate>]"; an aggregate of several
 	 * errors reads "[e1, e2]". */
 	nl_buf_init(&b, 0);
-	if (nl_buf_adds(&b, gks) || nl_buf_adds(&b, " ") || nl_quote_append(&b, st->name) ||
+	if (nl_buf_adds(&b, gks) || nl_buf_adds(&b, " ") || quote_go(&b, st->name) ||
 	    nl_buf_adds(&b, distinct ? " is invalid: " : " is invalid") ||
 	    nl_buf_adds(&b, distinct > 1 ? "[" : "") || add_cause_list(&b, st) ||
 	    nl_buf_adds(&b, distinct > 1 ? "]" : ""))

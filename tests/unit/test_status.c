@@ -3,6 +3,8 @@
 #include "../cu_main.h"
 
 #include <nodelet/errors.h>
+#include <nodelet/json_text.h>
+#include <nodelet/meta.h>
 #include <nodelet/status.h>
 
 #include <stdio.h>
@@ -447,7 +449,49 @@ static void test_status__from_json_borrows(void)
 	CU_ASSERT_EQUAL(nl_status_from_json(&st, NULL), NL_EPARSE);
 }
 
+/* A NUL Go puts in a Status (a name or key from the request) is held as
+ * NL_JSON_KEY_NUL in the C strings: quoted "\x00" in the message, \u0000 in
+ * the JSON, as apimachinery writes them. */
+static void test_status__marked_nul_is_written_as_go_writes_it(void)
+{
+	nl_status *st = nl_status_invalid("ConfigMap", NULL, "a" NL_JSON_KEY_NUL "b");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+	CU_ASSERT_EQUAL(nl_status_add_cause(st, NL_CAUSE_INVALID, "Invalid value: \"k\\x00\"",
+	                                    "data[k" NL_JSON_KEY_NUL "]"),
+	                0);
+	CU_ASSERT_EQUAL(nl_status_finish_invalid(st), 0);
+	json_object *j = nl_status_to_json(st);
+	NL_ASSERT_JSON_EQ(j, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+	                     "\"status\":\"Failure\",\"message\":\"ConfigMap \\\"a\\\\x00b\\\" is "
+	                     "invalid: data[k\\u0000]: Invalid value: \\\"k\\\\x00\\\"\","
+	                     "\"reason\":\"Invalid\",\"details\":{\"name\":\"a\\u0000b\","
+	                     "\"kind\":\"ConfigMap\",\"causes\":[{\"reason\":\"FieldValueInvalid\","
+	                     "\"message\":\"Invalid value: \\\"k\\\\x00\\\"\","
+	                     "\"field\":\"data[k\\u0000]\"}]},\"code\":422}");
+	json_object_put(j);
+	nl_status_free(st);
+}
+
+/* metadata.continue of an expired paging list: written and read back. */
+static void test_status__continue_token_round_trips(void)
+{
+	nl_status *st = nl_status_new(410, "Expired", "too old");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+	st->continue_token = strdup("tok");
+	json_object *j = nl_status_to_json(st);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(nl_json_get_path(j, "metadata.continue")),
+	                       "tok");
+	nl_status *back = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_status_from_json(&back, j), 0);
+	CU_ASSERT_STRING_EQUAL(back->continue_token, "tok");
+	nl_status_free(back);
+	json_object_put(j);
+	nl_status_free(st);
+}
+
 static CU_TestInfo status_tests[] = {
+    {"marked_nul_is_written_as_go_writes_it", test_status__marked_nul_is_written_as_go_writes_it},
+    {"continue_token_round_trips", test_status__continue_token_round_trips},
     {"not_found", test_status__not_found},
     {"already_exists", test_status__already_exists},
     {"conflict_defaults_to_optimistic_lock_text",

@@ -4,7 +4,11 @@
  * Constructors mirror k8s.io/apimachinery/pkg/api/errors (NewConflict,
  * NewNotFound, ...) so the server and the client's tests speak the same text.
  * Every nl_status returned through `out` or as a pointer belongs to the
- * caller and is released with nl_status_free (which accepts NULL). */
+ * caller and is released with nl_status_free (which accepts NULL).
+ *
+ * Its strings are C strings: a NUL Go would put in one (a name or key the
+ * request carried) is held as NL_JSON_KEY_NUL (json_text.h), quoted as
+ * "\x00" in messages and encoded as \u0000 by nl_status_to_json. */
 #ifndef NODELET_STATUS_H
 #define NODELET_STATUS_H
 
@@ -46,6 +50,9 @@ typedef struct {
 	nl_status_cause *causes;
 	size_t ncauses;
 	int retry_after_seconds;
+	/* metadata.continue: the token an expired paging list answers with
+	 * (resume at the latest resourceVersion). NULL when none. */
+	char *continue_token;
 } nl_status;
 
 /* A Failure status with code, reason and message (copied) and no details. */
