@@ -1,6 +1,8 @@
 /* Generic object operations: build the request (path, query, body,
  * Content-Type), run it blocking or on the loop, decode the answer. */
+#include <limits.h>
 #include <nodelet/api.h>
+#include <nodelet/json_text.h>
 #include <nodelet/meta.h>
 #include <nodelet/protobuf.h>
 #include <stdio.h>
@@ -264,12 +266,20 @@ static int decode(json_object **out, const char *content_type, const char *body,
 		*out = obj;
 		return 0;
 	}
+	/* Strings as Go's decoder reads them (json_text.h): a NUL in a key
+	 * must not shorten it (a ConfigMap key becomes a file name). */
+	char *clean = NULL;
+	size_t clean_len = len;
 	json_tokener *tok = json_tokener_new();
-	if (!tok)
+	if (!tok || nl_json_text_clean(&clean, &clean_len, body, len) != 0 || clean_len > INT_MAX) {
+		json_tokener_free(tok);
+		free(clean);
 		return nl__result_fail(res, NL_ENOMEM, "out of memory");
-	json_object *obj = json_tokener_parse_ex(tok, body, (int)len);
+	}
+	json_object *obj = json_tokener_parse_ex(tok, clean ? clean : body, (int)clean_len);
 	enum json_tokener_error e = json_tokener_get_error(tok);
 	json_tokener_free(tok);
+	free(clean);
 	if (!obj || e != json_tokener_success) {
 		json_object_put(obj);
 		return nl__result_fail(res, NL_EPARSE, "decoding the server's answer: %s",

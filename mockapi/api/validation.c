@@ -5,6 +5,9 @@
 #include "validation_internal.h"
 
 #include <nodelet/buf.h>
+#include <nodelet/doc.h>
+#include <nodelet/errors.h>
+#include <nodelet/json_text.h>
 #include <nodelet/names.h>
 #include <nodelet/quote.h>
 
@@ -94,6 +97,68 @@ static char *go_value(json_object *v)
 	}
 }
 
+void mock__gostr_key(mock_gostr *g, const char *k)
+{
+	k = k ? k : "";
+	g->s = k;
+	g->len = strlen(k);
+	g->own = NULL;
+	if (nl_json_key_has_nul(k) && (g->own = nl_json_key_unmark(k, &g->len)) != NULL)
+		g->s = g->own;
+}
+
+void mock__gostr_value(mock_gostr *g, json_object *v)
+{
+	if (!json_object_is_type(v, json_type_string)) {
+		mock__gostr_key(g, "");
+		return;
+	}
+	const char *s = json_object_get_string(v);
+	size_t n = (size_t)json_object_get_string_len(v);
+	if (strlen(s) == n) {
+		mock__gostr_key(g, s); /* perhaps marked (mock_meta_mark_nuls) */
+		return;
+	}
+	g->s = s;
+	g->len = n;
+	g->own = NULL;
+}
+
+void mock__gostr_free(mock_gostr *g)
+{
+	free(g->own);
+	g->own = NULL;
+}
+
+/* v with each NUL as NL_JSON_KEY_NUL. 0 or NL_ENOMEM. */
+static int mark_value(json_object *v)
+{
+	if (!json_object_is_type(v, json_type_string))
+		return 0;
+	const char *s = json_object_get_string(v);
+	size_t n = (size_t)json_object_get_string_len(v);
+	if (strlen(s) == n)
+		return 0;
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	for (size_t i = 0; i < n; i++)
+		if (nl_buf_add(&b, s[i] ? s + i : NL_JSON_KEY_NUL, s[i] ? 1 : 2) != 0)
+			break;
+	int ok = b.len >= n && json_object_set_string_len(v, b.data, (int)b.len) == 1;
+	nl_buf_free(&b);
+	return ok ? 0 : NL_ENOMEM;
+}
+
+int mock_meta_mark_nuls(json_object *obj)
+{
+	static const char *const keys[] = {"name", "generateName", "namespace"};
+	json_object *meta = get(obj, "metadata");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (mark_value(get(meta, keys[i])) != 0)
+			return NL_ENOMEM;
+	return 0;
+}
+
 /* %#v of a []string: []string{"a", "b"}. */
 char *mock__go_string_slice(json_object *arr)
 {
@@ -101,9 +166,12 @@ char *mock__go_string_slice(json_object *arr)
 	nl_buf_init(&b, 0);
 	nl_buf_adds(&b, "[]string{");
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		mock_gostr g;
+		mock__gostr_value(&g, json_object_array_get_idx(arr, i));
 		if (i)
 			nl_buf_adds(&b, ", ");
-		nl_quote_append(&b, json_object_get_string(json_object_array_get_idx(arr, i)));
+		nl_quote_append_n(&b, g.s, g.len);
+		mock__gostr_free(&g);
 	}
 	nl_buf_adds(&b, "}");
 	return nl_buf_detach(&b, NULL);
@@ -129,12 +197,22 @@ void mock_ferr_invalid(mock_ferrs *e, const char *field, json_object *value, con
 	free(text);
 }
 
+void mock__ferr_invalid_strn(mock_ferrs *e, const char *field, const char *value, size_t len,
+                             const char *detail)
+{
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	if (nl_quote_append_n(&b, value ? value : "", value ? len : 0) == 0)
+		mock_ferr_invalid_raw(e, field, b.data, detail);
+	nl_buf_free(&b);
+}
+
 void mock__ferr_invalid_str(mock_ferrs *e, const char *field, const char *value, const char *detail)
 {
-	char *text = nl_quote_dup(value);
-	if (text)
-		mock_ferr_invalid_raw(e, field, text, detail);
-	free(text);
+	mock_gostr g;
+	mock__gostr_key(&g, value);
+	mock__ferr_invalid_strn(e, field, g.s, g.len, detail);
+	mock__gostr_free(&g);
 }
 
 void mock__ferr_invalid_int(mock_ferrs *e, const char *field, int64_t value, const char *detail)
@@ -146,7 +224,8 @@ void mock__ferr_invalid_int(mock_ferrs *e, const char *field, int64_t value, con
 
 /* names.h joins a validator's messages with "; "; Go's callers append one
  * field error per message. */
-void mock__ferr_invalid_each(mock_ferrs *e, const char *field, const char *value, const char *why)
+void mock__ferr_invalid_each_n(mock_ferrs *e, const char *field, const char *value, size_t len,
+                               const char *why)
 {
 	char *copy = strdup(why), *p = copy;
 	if (!copy)
@@ -155,12 +234,20 @@ void mock__ferr_invalid_each(mock_ferrs *e, const char *field, const char *value
 		char *sep = strstr(p, "; ");
 		if (sep)
 			*sep = '\0';
-		mock__ferr_invalid_str(e, field, value, p);
+		mock__ferr_invalid_strn(e, field, value, len, p);
 		if (!sep)
 			break;
 		p = sep + 2;
 	}
 	free(copy);
+}
+
+void mock__ferr_invalid_each(mock_ferrs *e, const char *field, const char *value, const char *why)
+{
+	mock_gostr g;
+	mock__gostr_key(&g, value);
+	mock__ferr_invalid_each_n(e, field, g.s, g.len, why);
+	mock__gostr_free(&g);
 }
 
 void mock_ferr_required(mock_ferrs *e, const char *field, const char *detail)
@@ -230,50 +317,63 @@ fail:
 /* ----------------------------------------------------------- ObjectMeta */
 
 /* NameIsDNSSubdomain & co. check a generateName as if something were
- * appended: maskTrailingDash replaces the last TWO bytes of "x-" with "a". */
-static char *mask_trailing_dash(const char *name)
+ * appended: maskTrailingDash replaces the last TWO bytes of "x-" with "a".
+ * name is len bytes, NULs included; so is the copy (one byte longer, for a
+ * NUL after it). */
+static char *mask_trailing_dash(const char *name, size_t *len)
 {
-	size_t len = strlen(name);
-	char *m = strdup(name);
-	if (m && len > 1 && name[len - 1] == '-') {
-		m[len - 2] = 'a';
-		m[len - 1] = '\0';
+	char *m = malloc(*len + 1);
+	if (!m)
+		return NULL;
+	memcpy(m, name, *len);
+	m[*len] = '\0';
+	if (*len > 1 && name[*len - 1] == '-') {
+		m[*len - 2] = 'a';
+		m[--*len] = '\0';
 	}
 	return m;
 }
 
 /* path.ValidatePathSegmentName: what the generic registry checks for kinds
  * (Event) whose own validation does not check the name. */
-static void path_segment_name(mock_ferrs *e, const char *field, const char *name, bool prefix)
+static void path_segment_name(mock_ferrs *e, const char *field, const mock_gostr *g, bool prefix)
 {
-	if (!prefix && (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)) {
+	if (!prefix &&
+	    ((g->len == 1 && g->s[0] == '.') || (g->len == 2 && memcmp(g->s, "..", 2) == 0))) {
 		char detail[32];
-		snprintf(detail, sizeof(detail), "may not be '%s'", name);
-		mock__ferr_invalid_str(e, field, name, detail);
+		snprintf(detail, sizeof(detail), "may not be '%.*s'", (int)g->len, g->s);
+		mock__ferr_invalid_strn(e, field, g->s, g->len, detail);
 		return;
 	}
-	if (strchr(name, '/'))
-		mock__ferr_invalid_str(e, field, name, "may not contain '/'");
-	if (strchr(name, '%'))
-		mock__ferr_invalid_str(e, field, name, "may not contain '%'");
+	if (memchr(g->s, '/', g->len))
+		mock__ferr_invalid_strn(e, field, g->s, g->len, "may not contain '/'");
+	if (memchr(g->s, '%', g->len))
+		mock__ferr_invalid_strn(e, field, g->s, g->len, "may not contain '%'");
 }
 
-static void name_rule(mock_ferrs *e, const mock_resource *r, const char *field, const char *name,
+static void name_rule(mock_ferrs *e, const mock_resource *r, const char *field, json_object *v,
                       bool prefix)
 {
 	char why[WHY_MAX];
+	mock_gostr g;
+	mock__gostr_value(&g, v);
 	if (r->id == MOCK_KIND_EVENT) {
-		path_segment_name(e, field, name, prefix);
+		path_segment_name(e, field, &g, prefix);
+		mock__gostr_free(&g);
 		return;
 	}
-	char *n = prefix ? mask_trailing_dash(name) : strdup(name);
-	if (!n)
-		return;
-	int rc = r->id == MOCK_KIND_NAMESPACE ? nl_name_is_dns1123_label(n, why, sizeof(why))
-	                                      : nl_name_is_dns1123_subdomain(n, why, sizeof(why));
-	if (rc != 0)
-		mock__ferr_invalid_each(e, field, name, why);
-	free(n);
+	size_t n = g.len;
+	char *m = prefix ? mask_trailing_dash(g.s, &n) : NULL;
+	const char *s = prefix ? m : g.s;
+	if (s) {
+		int rc = r->id == MOCK_KIND_NAMESPACE
+		             ? nl_name_is_dns1123_label_n(s, n, why, sizeof(why))
+		             : nl_name_is_dns1123_subdomain_n(s, n, why, sizeof(why));
+		if (rc != 0)
+			mock__ferr_invalid_each_n(e, field, g.s, g.len, why);
+	}
+	free(m);
+	mock__gostr_free(&g);
 }
 
 static void validate_labels(mock_ferrs *e, json_object *labels)
@@ -283,11 +383,15 @@ static void validate_labels(mock_ferrs *e, json_object *labels)
 		return;
 	json_object_object_foreach(labels, k, v)
 	{
-		const char *val = json_object_get_string(v);
-		if (nl_name_is_label_key(k, why, sizeof(why)) != 0)
-			mock__ferr_invalid_each(e, "metadata.labels", k, why);
-		if (nl_name_is_label_value(val ? val : "", why, sizeof(why)) != 0)
-			mock__ferr_invalid_each(e, "metadata.labels", val ? val : "", why);
+		mock_gostr key, val;
+		mock__gostr_key(&key, k);
+		mock__gostr_value(&val, v);
+		if (nl_name_is_label_key_n(key.s, key.len, why, sizeof(why)) != 0)
+			mock__ferr_invalid_each_n(e, "metadata.labels", key.s, key.len, why);
+		if (nl_name_is_label_value_n(val.s, val.len, why, sizeof(why)) != 0)
+			mock__ferr_invalid_each_n(e, "metadata.labels", val.s, val.len, why);
+		mock__gostr_free(&key);
+		mock__gostr_free(&val);
 	}
 }
 
@@ -300,15 +404,20 @@ static void validate_annotations(mock_ferrs *e, json_object *ann)
 	json_object_object_foreach(ann, k, v)
 	{
 		/* a qualified name, except that case does not matter */
-		char *lower = strdup(k);
-		if (!lower)
-			continue;
-		for (char *p = lower; *p; p++)
-			*p = (char)tolower((unsigned char)*p);
-		if (nl_name_is_label_key(lower, why, sizeof(why)) != 0)
-			mock__ferr_invalid_each(e, "metadata.annotations", k, why);
+		mock_gostr key;
+		mock__gostr_key(&key, k);
+		char *lower = malloc(key.len + 1);
+		if (lower) {
+			for (size_t i = 0; i < key.len; i++)
+				lower[i] = (char)tolower((unsigned char)key.s[i]);
+			lower[key.len] = '\0';
+			if (nl_name_is_label_key_n(lower, key.len, why, sizeof(why)) != 0)
+				mock__ferr_invalid_each_n(e, "metadata.annotations", key.s, key.len,
+				                          why);
+		}
 		free(lower);
-		total += strlen(k) + (size_t)json_object_get_string_len(v);
+		total += key.len + (size_t)json_object_get_string_len(v);
+		mock__gostr_free(&key);
 	}
 	if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
 		mock_ferr_too_long(e, "metadata.annotations", TOTAL_ANNOTATION_SIZE_LIMIT);
@@ -411,12 +520,13 @@ static void validate_meta_finalizers(mock_ferrs *e, json_object *fins)
 	char why[WHY_MAX];
 	bool orphan = false, foreground = false;
 	for (size_t i = 0; i < array_len(fins); i++) {
-		const char *f = json_object_get_string(json_object_array_get_idx(fins, i));
-		f = f ? f : "";
-		if (nl_name_is_label_key(f, why, sizeof(why)) != 0)
-			mock__ferr_invalid_each(e, "metadata.finalizers", f, why);
-		orphan |= strcmp(f, "orphan") == 0;
-		foreground |= strcmp(f, "foregroundDeletion") == 0;
+		mock_gostr f;
+		mock__gostr_value(&f, json_object_array_get_idx(fins, i));
+		if (nl_name_is_label_key_n(f.s, f.len, why, sizeof(why)) != 0)
+			mock__ferr_invalid_each_n(e, "metadata.finalizers", f.s, f.len, why);
+		orphan |= f.len == 6 && memcmp(f.s, "orphan", 6) == 0;
+		foreground |= f.len == 18 && memcmp(f.s, "foregroundDeletion", 18) == 0;
+		mock__gostr_free(&f);
 	}
 	if (orphan && foreground) {
 		char *text = mock__go_string_slice(fins);
@@ -431,24 +541,26 @@ static void validate_meta_finalizers(mock_ferrs *e, json_object *fins)
 void mock_validate_object_meta(mock_ferrs *e, const mock_resource *r, json_object *obj)
 {
 	json_object *meta = get(obj, "metadata");
-	const char *name = get_str(meta, "name"), *gen = get_str(meta, "generateName");
-	const char *ns = get_str(meta, "namespace");
+	json_object *name = get(meta, "name"), *gen = get(meta, "generateName");
+	mock_gostr ns;
 	char why[WHY_MAX];
 
-	if (nonempty(gen))
+	if (json_object_get_string_len(gen) > 0)
 		name_rule(e, r, "metadata.generateName", gen, true);
-	if (!nonempty(name))
+	if (json_object_get_string_len(name) == 0)
 		mock_ferr_required(e, "metadata.name", "name or generateName is required");
 	else
 		name_rule(e, r, "metadata.name", name, false);
+	mock__gostr_value(&ns, get(meta, "namespace"));
 	if (r->namespaced) {
-		if (!nonempty(ns))
+		if (ns.len == 0)
 			mock_ferr_required(e, "metadata.namespace", NULL);
-		else if (nl_name_is_dns1123_label(ns, why, sizeof(why)) != 0)
-			mock__ferr_invalid_each(e, "metadata.namespace", ns, why);
-	} else if (nonempty(ns)) {
+		else if (nl_name_is_dns1123_label_n(ns.s, ns.len, why, sizeof(why)) != 0)
+			mock__ferr_invalid_each_n(e, "metadata.namespace", ns.s, ns.len, why);
+	} else if (ns.len > 0) {
 		mock_ferr_forbidden(e, "metadata.namespace", "not allowed on this type");
 	}
+	mock__gostr_free(&ns);
 	int64_t generation = json_object_get_int64(get(meta, "generation"));
 	if (generation < 0)
 		mock__ferr_invalid_int(e, "metadata.generation", generation, NONNEGATIVE_MSG);
@@ -458,19 +570,79 @@ void mock_validate_object_meta(mock_ferrs *e, const mock_resource *r, json_objec
 	validate_meta_finalizers(e, get(meta, "finalizers"));
 }
 
+/* Member names with a NUL in them that no rule refused (status.capacity
+ * keys, say: upstream takes any): json-c cannot hold the NUL and the mark
+ * is not UTF-8, so such an object cannot be stored as upstream stores it;
+ * refused instead (docs/decisions/0030). O(size of obj). */
+static void path_cut(nl_buf *path, size_t at)
+{
+	path->len = at;
+	if (path->data)
+		path->data[at] = '\0';
+}
+
+static void unstorable_names(mock_ferrs *e, json_object *v, nl_buf *path, size_t depth)
+{
+	if (depth > NL_DOC_MAX_DEPTH)
+		return;
+	size_t at = path->len;
+	if (json_object_is_type(v, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			nl_buf_printf(path, "[%zu]", i);
+			unstorable_names(e, json_object_array_get_idx(v, i), path, depth + 1);
+			path_cut(path, at);
+		}
+		return;
+	}
+	if (!json_object_is_type(v, json_type_object))
+		return;
+	json_object_object_foreach(v, k, child)
+	{
+		nl_buf_printf(path, "%s%s", at ? "." : "", k);
+		if (nl_json_key_has_nul(k))
+			mock__ferr_invalid_str(
+			    e, path->data, k, "a NUL in a key is not supported by nodelet-mockapi");
+		else
+			unstorable_names(e, child, path, depth + 1);
+		path_cut(path, at);
+	}
+}
+
+static void validate_stored_names(mock_ferrs *e, size_t before, json_object *obj)
+{
+	if (e->n != before)
+		return; /* refused already */
+	nl_buf where;
+	nl_buf_init(&where, 0);
+	unstorable_names(e, obj, &where, 0);
+	nl_buf_free(&where);
+	/* and the same for a marked name no rule refused (an Event's) */
+	static const char *const keys[] = {"name", "generateName", "namespace"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = get_str(get(obj, "metadata"), keys[i]);
+		char fld[32];
+		if (nl_json_key_has_nul(v))
+			mock__ferr_invalid_str(
+			    e, path(fld, sizeof(fld), "metadata.%s", keys[i]), v,
+			    "a NUL in a name is not supported by nodelet-mockapi");
+	}
+}
+
 void mock_validate_object(mock_ferrs *e, const mock_resource *r, json_object *obj, json_object *old)
 {
+	size_t before = e->n;
 	if (r->id == MOCK_KIND_EVENT) {
 		/* core/v1 Events skip ValidateObjectMeta; the generic registry then
 		 * checks the metadata only if the Event's own rules passed. */
-		size_t before = e->n;
 		if (r->validate)
 			r->validate(e, obj, old);
 		if (e->n == before)
 			mock_validate_object_meta(e, r, obj);
+		validate_stored_names(e, before, obj);
 		return;
 	}
 	mock_validate_object_meta(e, r, obj);
 	if (r->validate)
 		r->validate(e, obj, old);
+	validate_stored_names(e, before, obj);
 }

@@ -66,6 +66,18 @@ void mock_validate_object_meta(mock_ferrs *e, const mock_resource *r, json_objec
 void mock_validate_object(mock_ferrs *e, const mock_resource *r, json_object *obj,
                           json_object *old);
 
+/* NULs in strings. A Go string may hold NULs, a C string cannot: where the
+ * mock keeps a name as a C string (store keys, URL comparisons, Status
+ * texts) a NUL is held as NL_JSON_KEY_NUL (nodelet/json_text.h), as the
+ * body parser holds a NUL in a member name; validation reads it back as a
+ * NUL, so its messages are upstream's ("a\x00b").
+ *
+ * mock_meta_mark_nuls: metadata.name, generateName and namespace of obj
+ * held that way (values without a NUL are left alone), before anything
+ * takes them as C strings: "a\u0000b" then is not the object "a". 0 or
+ * NL_ENOMEM. */
+int mock_meta_mark_nuls(json_object *obj);
+
 /* Per-kind validators, referenced from the resource table. They leave
  * ObjectMeta to mock_validate_object_meta. */
 void mock_validate_namespace(mock_ferrs *e, json_object *obj, json_object *old);

@@ -29,6 +29,23 @@ void mock__ferr_invalid_int(mock_ferrs *e, const char *field, int64_t value, con
 /* One Invalid value error per "; "-separated message of a names.h
  * validator, as Go's callers append one field error per message. */
 void mock__ferr_invalid_each(mock_ferrs *e, const char *field, const char *value, const char *why);
+/* A string as Go holds it: len bytes at s, NULs included (a value's NULs
+ * as json-c holds them, a name's NL_JSON_KEY_NUL turned back). */
+typedef struct {
+	const char *s;
+	size_t len;
+	char *own; /* what s points into when it had to be rebuilt */
+} mock_gostr;
+/* From a JSON string value (anything else reads as ""). */
+void mock__gostr_value(mock_gostr *g, json_object *v);
+/* From a C string: a member name, or a name held with NL_JSON_KEY_NUL. */
+void mock__gostr_key(mock_gostr *g, const char *k);
+void mock__gostr_free(mock_gostr *g);
+/* mock__ferr_invalid_str and _each over len bytes that may hold NULs. */
+void mock__ferr_invalid_strn(mock_ferrs *e, const char *field, const char *value, size_t len,
+                             const char *detail);
+void mock__ferr_invalid_each_n(mock_ferrs *e, const char *field, const char *value, size_t len,
+                               const char *why);
 /* %#v of a []string: []string{"a", "b"}. New string (caller frees). */
 char *mock__go_string_slice(json_object *arr);
 

@@ -388,25 +388,33 @@ void mock_validate_configmap(mock_ferrs *e, json_object *obj, json_object *old)
 	if (json_object_is_type(data, json_type_object)) {
 		json_object_object_foreach(data, k, v)
 		{
+			/* k may hold a marked NUL (validation.h): the field path keeps
+			 * the mark, the Status turns it into the NUL Go prints there. */
+			mock_gostr key;
+			mock__gostr_key(&key, k);
 			nl_buf_reset(&fld);
 			nl_buf_printf(&fld, "data[%s]", k);
-			if (nl_name_is_config_key(k, why, sizeof(why)) != 0)
-				mock__ferr_invalid_each(e, fld.data, k, why);
+			if (nl_name_is_config_key_n(key.s, key.len, why, sizeof(why)) != 0)
+				mock__ferr_invalid_each_n(e, fld.data, key.s, key.len, why);
 			if (get(bin, k))
-				mock__ferr_invalid_str(e, fld.data, k,
-				                       "duplicate of key present in binaryData");
+				mock__ferr_invalid_strn(e, fld.data, key.s, key.len,
+				                        "duplicate of key present in binaryData");
 			total += (size_t)json_object_get_string_len(v);
+			mock__gostr_free(&key);
 		}
 	}
 	if (json_object_is_type(bin, json_type_object)) {
 		json_object_object_foreach(bin, k, v)
 		{
 			const char *b64 = json_object_get_string(v);
+			mock_gostr key;
+			mock__gostr_key(&key, k);
 			nl_buf_reset(&fld);
 			nl_buf_printf(&fld, "binaryData[%s]", k);
-			if (nl_name_is_config_key(k, why, sizeof(why)) != 0)
-				mock__ferr_invalid_each(e, fld.data, k, why);
+			if (nl_name_is_config_key_n(key.s, key.len, why, sizeof(why)) != 0)
+				mock__ferr_invalid_each_n(e, fld.data, key.s, key.len, why);
 			total += b64 ? b64_decoded_len(b64) : 0;
+			mock__gostr_free(&key);
 		}
 	}
 	nl_buf_free(&fld);

@@ -4,9 +4,11 @@
 
 #include <nodelet/doc.h>
 #include <nodelet/errors.h>
+#include <nodelet/json_text.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The body parser, one per thread: freed when the thread ends (the
  * server's worker threads); the main thread's stays for the process. */
@@ -47,9 +49,25 @@ int mock_parse_body(json_object **out, const char *body, size_t len, enum json_t
 	struct json_tokener *tok = len <= INT32_MAX ? thread_parser(&owned) : NULL;
 	if (!tok)
 		return NL_ENOMEM;
-	*out = json_tokener_parse_ex(tok, body, (int)len);
+	/* Strings as Go's decoder reads them (json_text.h): U+FFFD for invalid
+	 * UTF-8 and lone surrogates, a marker for a NUL in a member name. */
+	char *clean = NULL;
+	size_t clean_len = len;
+	if (nl_json_text_clean(&clean, &clean_len, body, len) != 0 || clean_len > INT32_MAX) {
+		free(clean);
+		if (owned)
+			json_tokener_free(tok);
+		return NL_ENOMEM;
+	}
+	*out = json_tokener_parse_ex(tok, clean ? clean : body, (int)clean_len);
 	*err = json_tokener_get_error(tok);
 	*end = json_tokener_get_parse_end(tok);
+	/* Offsets are the cleaned text's; all of it used is all of body. */
+	if (*end == clean_len)
+		*end = len;
+	else if (clean && *end > len)
+		*end = len - 1;
+	free(clean);
 	/* Drop what a failed parse left on the parser's stack now. */
 	json_tokener_reset(tok);
 	if (owned)

@@ -10,7 +10,11 @@
  * NL_DOC_MAX_DEPTH levels (what the API accepts), as json_tokener_parse_ex:
  * *out gets the value (new reference; NULL on a syntax error, and non-NULL
  * with trailing bytes when *end < len), *err the parser's verdict and *end
- * how many bytes it used. The parser is kept per thread and reset per
+ * how many bytes it used (len exactly when it used all of body). Strings
+ * are read as Go's encoding/json reads them (nl_json_text_clean): invalid
+ * UTF-8 and lone surrogates become U+FFFD, and a NUL in a member name is
+ * held as NL_JSON_KEY_NUL; string values keep their NULs (json-c's
+ * json_object_get_string_len). The parser is kept per thread and reset per
  * call: a fresh one allocates and zeroes ~40 KiB, which was a quarter of an
  * update's CPU time (docs/performance.md). 0, or NL_ENOMEM without a
  * parser. */

@@ -104,6 +104,13 @@ static json_object *decode_body(const mock_resource *r, const mock_request *req,
 	nl_buf_init(&msg, 64 * 1024);
 	int rc = mock_decode_typed(&obj, r, in, req, resp, &msg);
 	json_object_put(in);
+	/* A NUL in the name or namespace marked before anything (the store's
+	 * key, the URL's namespace) takes them as C strings (validation.h). */
+	if (rc == 0 && mock_meta_mark_nuls(obj) != 0) {
+		json_object_put(obj);
+		obj = NULL;
+		rc = NL_ENOMEM;
+	}
 	if (rc == NL_EPARSE)
 		mock_response_status(resp,
 		                     nl_status_newf(400, "BadRequest",
@@ -133,6 +140,9 @@ static void copy_field(json_object *dst, json_object *src, const char *key)
 nl_status *mock_write_prepare(json_object *obj, json_object *old, void *payload)
 {
 	mock_write_ctx *c = payload;
+	/* A patch may have set a name with a NUL (validation.h). */
+	if (mock_meta_mark_nuls(obj) != 0)
+		return nl_status_internal("out of memory");
 	/* NodeRestriction (access.h) sees the object as sent, before the
 	 * endpoint's resets, as admission precedes the strategy upstream. */
 	nl_status *denied =

@@ -5,13 +5,16 @@
  * an update conditional on the resourceVersion read, so a concurrent write
  * makes the loop start over, unless the patch itself set
  * metadata.resourceVersion: then a stale one is the client's 409. */
+#include <nodelet/buf.h>
 #include <nodelet/doc.h>
+#include <nodelet/json_text.h>
 #include <nodelet/meta.h>
 #include <nodelet/quote.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "handlers.h"
 #include "patch/apply.h"
 #include "patch/patch.h"
@@ -127,6 +130,37 @@ static int check_options(patch_req *p)
 	return answer(p, st);
 }
 
+/* A JSON patch's paths are JSON pointers to member names: a NUL in one
+ * is held as the body parser holds it in a name (NL_JSON_KEY_NUL), so that
+ * "/data/ok\u0000x" names the key "ok\u0000x" (refused by validation, as
+ * upstream refuses it), not "ok". */
+static int mark_pointer_nuls(json_object *ops)
+{
+	static const char *const keys[] = {"path", "from"};
+	for (size_t i = 0;
+	     json_object_is_type(ops, json_type_array) && i < json_object_array_length(ops); i++) {
+		json_object *op = json_object_array_get_idx(ops, i), *v = NULL;
+		for (size_t k = 0; k < 2; k++) {
+			if (!json_object_object_get_ex(op, keys[k], &v) ||
+			    !json_object_is_type(v, json_type_string))
+				continue;
+			const char *s = json_object_get_string(v);
+			size_t n = (size_t)json_object_get_string_len(v);
+			if (strlen(s) == n)
+				continue;
+			nl_buf b;
+			nl_buf_init(&b, 0);
+			for (size_t j = 0; j < n; j++)
+				nl_buf_add(&b, s[j] ? s + j : NL_JSON_KEY_NUL, s[j] ? 1 : 2);
+			int rc = b.data ? json_object_set_string_len(v, b.data, (int)b.len) : 0;
+			nl_buf_free(&b);
+			if (rc != 1)
+				return NL_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* The body: YAML or JSON for apply, JSON for the others, with the
  * apiserver's 400 texts for the ones kubectl can send. */
 static int parse_body(patch_req *p)
@@ -144,18 +178,23 @@ static int parse_body(patch_req *p)
 		           ? NULL
 		           : nl_status_newf(400, "BadRequest", "error decoding YAML: %s", err.msg));
 	}
-	struct json_tokener *tok = json_tokener_new_ex(NL_DOC_MAX_DEPTH);
-	if (!tok)
+	/* The body parser's reading of strings (json.h): a NUL in a member
+	 * name must not make "/data/ok\u0000x" or {"ok\u0000x":…} name "ok". */
+	json_object *o = NULL;
+	enum json_tokener_error jerr = json_tokener_success;
+	size_t used = 0;
+	if (mock_parse_body(&o, body, len, &jerr, &used) != 0)
 		return answer(p, NULL);
-	json_object *o = json_tokener_parse_ex(tok, body, (int)len);
-	enum json_tokener_error jerr = json_tokener_get_error(tok);
-	int complete = jerr == json_tokener_success && json_tokener_get_parse_end(tok) == len;
-	json_tokener_free(tok);
+	int complete = jerr == json_tokener_success && used == len;
 	if (complete && o && nl_json_has_non_finite(o)) {
 		json_object_put(o);
 		return answer(p,
 		              nl_status_bad_request("invalid character 'N' looking for beginning "
 		                                    "of value"));
+	}
+	if (complete && p->type == PT_JSON && mark_pointer_nuls(o) != 0) {
+		json_object_put(o);
+		return answer(p, NULL);
 	}
 	if (complete && !(p->type == PT_MERGE && !o)) {
 		p->patch = o;

@@ -1,0 +1,336 @@
+/* Strings as Go sees them, over real HTTP (docs/decisions/0030): a NUL in a
+ * name, key, label or annotation is refused by the rule upstream applies
+ * (422 with its text), never cut at the NUL; invalid UTF-8 and lone
+ * surrogates are stored and served as U+FFFD, as Go's encoding/json reads
+ * them; and the list options upstream refuses (an expired continue token,
+ * a timeoutSeconds that is no int64). Server in-process on port 0. */
+#include <nodelet/json_text.h>
+#include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+#include <nodelet/client.h>
+#include <nodelet/configmap.h>
+
+#include "../cu_main.h"
+#include "fake_http.h"
+#include "http_client.h"
+
+static mock_server *srv;
+static const char *base;
+
+static int setup(void)
+{
+	return nl_test_suite_server(&srv, &base, NULL);
+}
+
+static int teardown(void)
+{
+	mock_server_free(srv);
+	return 0;
+}
+
+/* Request and parse; the caller owns the returned object. */
+static json_object *req_ct(long want, const char *method, const char *path, const char *body,
+                           const char *ct)
+{
+	nl_http_resp r;
+	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, method, path, body, ct), 0);
+	if (r.code != want)
+		fprintf(stderr, "\n%s %s: want %ld got %ld: %s\n", method, path, want, r.code,
+		        r.body);
+	CU_ASSERT_EQUAL(r.code, want);
+	json_object *o = nl_http_json(&r);
+	nl_http_resp_free(&r);
+	return o;
+}
+
+static json_object *req(long want, const char *method, const char *path, const char *body)
+{
+	return req_ct(want, method, path, body, NULL);
+}
+
+/* Compare an answer with a golden Status under fixtures/status/. */
+static void assert_golden(json_object *got, const char *golden)
+{
+	json_object *want = json_object_from_file(nl_test_fixture(golden));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+	int eq = got && json_object_equal(got, want);
+	if (!eq)
+		fprintf(stderr, "\n%s\n  want %s\n  got  %s\n", golden,
+		        json_object_to_json_string(want),
+		        got ? json_object_to_json_string(got) : "-");
+	CU_ASSERT_TRUE(eq);
+	json_object_put(want);
+}
+
+#define CM_PATH "/api/v1/namespaces/default/configmaps"
+
+/* ValidateObjectMeta's NameIsDNSSubdomain refuses "a\x00b" (the message
+ * quotes it as Go's %q does, details.name keeps the NUL), and nothing is
+ * stored under "a": that name stays free. */
+static void test_strings__nul_in_name_is_invalid_not_cut(void)
+{
+	json_object *st = req(422, "POST", CM_PATH,
+	                      "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	                      "\"metadata\":{\"name\":\"a\\u0000b\"}}");
+	assert_golden(st, "status/invalid-configmap-nul-name.json");
+	json_object_put(st);
+	json_object_put(req(404, "GET", CM_PATH "/a", NULL));
+	json_object_put(req(201, "POST", CM_PATH,
+	                    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	                    "\"metadata\":{\"name\":\"a\"}}"));
+	json_object_put(req(200, "DELETE", CM_PATH "/a", NULL));
+}
+
+/* A Node named "n\x00/../x": the DNS-1123 rule, not a path. */
+static void test_strings__nul_in_node_name(void)
+{
+	json_object *st = req(
+	    422, "POST", "/api/v1/nodes",
+	    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n\\u0000/../x\"}}");
+	assert_golden(st, "status/invalid-node-nul-name.json");
+	json_object_put(st);
+	json_object_put(req(404, "GET", "/api/v1/nodes/n", NULL));
+}
+
+/* IsConfigMapKey on the whole key: the field path data[ok<NUL>/../../x]
+ * carries the NUL as Go's field.Path writes it. */
+static void test_strings__nul_in_data_key(void)
+{
+	json_object *st =
+	    req(422, "POST", CM_PATH,
+	        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+	        "\"cm-nul\"},\"data\":{\"ok\\u0000/../../x\":\"v\"}}");
+	assert_golden(st, "status/invalid-configmap-nul-key.json");
+	json_object_put(st);
+	json_object_put(req(404, "GET", CM_PATH "/cm-nul", NULL));
+}
+
+/* Label key and value and annotation key: IsQualifiedName and the label
+ * value regex see the NUL. */
+static void test_strings__nul_in_labels_and_annotations(void)
+{
+	json_object *st =
+	    req(422, "POST", CM_PATH,
+	        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+	        "\"cm-l\",\"labels\":{\"k\\u0000x\":\"v\\u0000w\"},"
+	        "\"annotations\":{\"a\\u0000\":\"fine\\u0000\"}}}");
+	assert_golden(st, "status/invalid-configmap-nul-labels.json");
+	json_object_put(st);
+}
+
+/* A merge patch and a JSON patch adding a key with a NUL: the key stays
+ * whole, so validation refuses it, and "ok" is never written. */
+static void test_strings__nul_in_patched_key(void)
+{
+	json_object_put(req(201, "POST", CM_PATH,
+	                    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	                    "\"metadata\":{\"name\":\"cm-p\"},\"data\":{\"a\":\"1\"}}"));
+	json_object *st = req_ct(422, "PATCH", CM_PATH "/cm-p", "{\"data\":{\"ok\\u0000x\":\"v\"}}",
+	                         "application/merge-patch+json");
+	json_object *causes = NULL;
+	CU_ASSERT_PTR_NOT_NULL(st);
+	json_object *field = nl_json_get_path(st, "details.causes");
+	causes = json_object_is_type(field, json_type_array) ? field : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(causes);
+	json_object *f = nl_json_get_path(json_object_array_get_idx(causes, 0), "field");
+	CU_ASSERT_EQUAL(json_object_get_string_len(f), 10);
+	CU_ASSERT(memcmp(json_object_get_string(f), "data[ok\0x]", 10) == 0);
+	json_object_put(st);
+	st = req_ct(422, "PATCH", CM_PATH "/cm-p",
+	            "[{\"op\":\"add\",\"path\":\"/data/ok\\u0000x\",\"value\":\"v\"}]",
+	            "application/json-patch+json");
+	json_object_put(st);
+	json_object *cm = req(200, "GET", CM_PATH "/cm-p", NULL);
+	CU_ASSERT_PTR_NULL(nl_json_get_path(cm, "data.ok"));
+	CU_ASSERT_EQUAL(json_object_object_length(nl_json_get_path(cm, "data")), 1);
+	json_object_put(cm);
+	json_object_put(req(200, "DELETE", CM_PATH "/cm-p", NULL));
+}
+
+/* A NUL in a key no rule checks (a Node's status.capacity): upstream
+ * stores it; the mock cannot hold it and refuses (a deliberate
+ * difference). Either way nothing named "cpu" appears. */
+static void test_strings__nul_in_unchecked_key_is_refused(void)
+{
+	json_object *st = req(422, "POST", "/api/v1/nodes",
+	                      "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
+	                      "\"n-cap\"},\"status\":{\"capacity\":{\"cpu\\u0000x\":\"1\"}}}");
+	const char *msg = json_object_get_string(nl_json_get_path(st, "message"));
+	CU_ASSERT_PTR_NOT_NULL(msg ? strstr(msg, "status.capacity.cpu") : NULL);
+	json_object_put(st);
+	json_object_put(req(404, "GET", "/api/v1/nodes/n-cap", NULL));
+}
+
+/* Go's decoder: one U+FFFD per invalid byte, one per lone surrogate; a
+ * valid pair is one rune. The stored object and every read of it carry
+ * only valid UTF-8. */
+static void test_strings__invalid_utf8_becomes_replacement(void)
+{
+	nl_http_resp r;
+	json_object_put(req(201, "POST", CM_PATH,
+	                    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+	                    "\"cm-u\"},\"data\":{\"raw\":\"\xff\xfe\",\"lone\":\"x\\ud800y\","
+	                    "\"pair\":\"\\ud83d\\ude00\"}}"));
+	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "GET", CM_PATH "/cm-u", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(r.code, 200);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "\"raw\":\"\xef\xbf\xbd\xef\xbf\xbd\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "\"lone\":\"x\xef\xbf\xbdy\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "\"pair\":\"\xf0\x9f\x98\x80\""));
+	CU_ASSERT_PTR_NULL(strstr(r.body, "\xff"));
+	nl_http_resp_free(&r);
+	/* the list serves the same bytes */
+	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "GET", CM_PATH, NULL, NULL), 0);
+	CU_ASSERT_PTR_NULL(strstr(r.body, "\xff"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "\"raw\":\"\xef\xbf\xbd\xef\xbf\xbd\""));
+	nl_http_resp_free(&r);
+	json_object_put(req(200, "DELETE", CM_PATH "/cm-u", NULL));
+	/* in a key too, which IsConfigMapKey then refuses, quoting U+FFFD as
+	 * Go's %q does (printable: as it is) */
+	json_object *st =
+	    req(422, "POST", CM_PATH,
+	        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+	        "\"cm-k\"},\"data\":{\"k\xc3\":\"cut\"}}");
+	const char *msg = json_object_get_string(nl_json_get_path(st, "message"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    msg ? strstr(msg, "data[k\xef\xbf\xbd]: Invalid value: \"k\xef\xbf\xbd\": a "
+	                      "valid config key")
+	        : NULL);
+	json_object_put(st);
+}
+
+/* A merge patch's strings are read the same way. */
+static void test_strings__invalid_utf8_in_patch(void)
+{
+	nl_http_resp r;
+	json_object_put(req(201, "POST", CM_PATH,
+	                    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	                    "\"metadata\":{\"name\":\"cm-up\"}}"));
+	json_object_put(req_ct(200, "PATCH", CM_PATH "/cm-up", "{\"data\":{\"v\":\"\xe2\x82\"}}",
+	                       "application/merge-patch+json"));
+	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "GET", CM_PATH "/cm-up", NULL, NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "\"v\":\"\xef\xbf\xbd\xef\xbf\xbd\""));
+	nl_http_resp_free(&r);
+	json_object_put(req(200, "DELETE", CM_PATH "/cm-up", NULL));
+}
+
+static size_t discard(char *p, size_t size, size_t n, void *u)
+{
+	(void)p;
+	(void)u;
+	return size * n;
+}
+
+/* POST a protobuf body (binary, NULs and all): the HTTP code. */
+static long post_protobuf(const char *path, const nl_buf *body)
+{
+	char url[512];
+	long code = 0;
+	CURL *c = curl_easy_init();
+	struct curl_slist *hs = curl_slist_append(NULL, "Content-Type: " NL_PB_CONTENT_TYPE);
+	snprintf(url, sizeof(url), "%s%s", base, path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hs);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body->data);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)body->len);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+	CU_ASSERT_EQUAL_FATAL(curl_easy_perform(c), CURLE_OK);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_slist_free_all(hs);
+	curl_easy_cleanup(c);
+	return code;
+}
+
+/* A protobuf string field is bytes to Go (gogo's Unmarshal keeps them),
+ * and a JSON answer replaces what is not UTF-8: a JSON reader sees
+ * U+FFFD either way. A NUL in a protobuf name is refused as in JSON. */
+static void test_strings__protobuf_bodies_as_json_sees_them(void)
+{
+	json_object *cm = nl_test_json("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	                               "\"metadata\":{\"name\":\"cm-pb\"},\"data\":{}}");
+	json_object_object_add(json_object_object_get(cm, "data"), "v",
+	                       json_object_new_string_len("a\xff\xfe", 3));
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	CU_ASSERT_EQUAL_FATAL(nl_pb_encode_object(&b, cm), 0);
+	CU_ASSERT_EQUAL(post_protobuf(CM_PATH, &b), 201);
+	nl_http_resp r;
+	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "GET", CM_PATH "/cm-pb", NULL, NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.body, "\"v\":\"a\xef\xbf\xbd\xef\xbf\xbd\""));
+	nl_http_resp_free(&r);
+	json_object_put(req(200, "DELETE", CM_PATH "/cm-pb", NULL));
+
+	json_object_object_add(json_object_object_get(cm, "metadata"), "name",
+	                       json_object_new_string_len("cm\0pb", 5));
+	nl_buf_reset(&b);
+	CU_ASSERT_EQUAL_FATAL(nl_pb_encode_object(&b, cm), 0);
+	CU_ASSERT_EQUAL(post_protobuf(CM_PATH, &b), 422);
+	json_object_put(req(404, "GET", CM_PATH "/cm", NULL));
+	nl_buf_free(&b);
+	json_object_put(cm);
+}
+
+/* The agent's decoder reads strings as the mock's does: a ConfigMap key
+ * with a NUL (which no apiserver would serve, but a hostile one might)
+ * stays a key other than "ok", marked; bad UTF-8 arrives as U+FFFD. */
+static int serve_bad_strings(int fd, const fake_http_req *r, void *payload)
+{
+	(void)r;
+	(void)payload;
+	return fake_http_reply(fd, 200, NULL, "application/json",
+	                       "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{"
+	                       "\"name\":\"c\",\"namespace\":\"n\"},\"data\":{\"ok\\u0000x\":"
+	                       "\"\xff\",\"ok\":\"\\udc00\"}}");
+}
+
+static void test_strings__client_decodes_as_go(void)
+{
+	fake_http *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(fake_http_start(&f, serve_bad_strings, NULL), 0);
+	nl_rest_config cfg = {0};
+	nl_client_options o;
+	nl_client *c = NULL;
+	nl_err err = {0};
+	cfg.server = (char *)fake_http_url(f);
+	nl_client_options_init(&o);
+	o.qps = -1;
+	o.max_retries = -1;
+	CU_ASSERT_EQUAL_FATAL(nl_client_new(&c, &cfg, &o, &err), 0);
+	json_object *cm = NULL;
+	nl_result res = NL_RESULT_INIT;
+	CU_ASSERT_EQUAL_FATAL(nl_configmap_get(&cm, c, "n", "c", &res), 0);
+	json_object *data = nl_json_get_path(cm, "data");
+	CU_ASSERT_EQUAL(json_object_object_length(data), 2);
+	const char *marked =
+	    json_object_get_string(json_object_object_get(data, "ok" NL_JSON_KEY_NUL "x"));
+	const char *plain = json_object_get_string(json_object_object_get(data, "ok"));
+	CU_ASSERT_STRING_EQUAL(marked ? marked : "(none)", "\xef\xbf\xbd");
+	CU_ASSERT_STRING_EQUAL(plain ? plain : "(none)", "\xef\xbf\xbd");
+	json_object_put(cm);
+	nl_result_clear(&res);
+	nl_client_free(c);
+	fake_http_stop(f);
+}
+
+static CU_TestInfo tests[] = {
+    {"nul_in_name_is_invalid_not_cut", test_strings__nul_in_name_is_invalid_not_cut},
+    {"nul_in_node_name", test_strings__nul_in_node_name},
+    {"nul_in_data_key", test_strings__nul_in_data_key},
+    {"nul_in_labels_and_annotations", test_strings__nul_in_labels_and_annotations},
+    {"nul_in_patched_key", test_strings__nul_in_patched_key},
+    {"nul_in_unchecked_key_is_refused", test_strings__nul_in_unchecked_key_is_refused},
+    {"invalid_utf8_becomes_replacement", test_strings__invalid_utf8_becomes_replacement},
+    {"invalid_utf8_in_patch", test_strings__invalid_utf8_in_patch},
+    {"client_decodes_as_go", test_strings__client_decodes_as_go},
+    {"protobuf_bodies_as_json_sees_them", test_strings__protobuf_bodies_as_json_sees_them},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo nl_test_suites[] = {
+    {"strings", setup, teardown, NULL, NULL, tests},
+    CU_SUITE_INFO_NULL,
+};
