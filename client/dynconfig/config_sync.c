@@ -4,9 +4,13 @@
  * annotation. */
 #include "config_internal.h"
 
+#include <nodelet/buf.h>
 #include <nodelet/event.h>
+#include <nodelet/json_text.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
+#include <nodelet/names.h>
+#include <nodelet/quote.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +187,30 @@ static int download(json_object **out, nl_config_controller *cc, nl_config_sourc
 	return 0;
 }
 
+/* IsConfigMapKey, before a key becomes a file name: the API server
+ * refuses any other key, so one here is a server we must not trust, and a
+ * NUL in it (held as NL_JSON_KEY_NUL by the JSON decoder) must not name
+ * the file before it. 0, or NL_EINVAL with the key and the rule in f. */
+static int check_data_key(const char *key, sync_failure *f)
+{
+	char why[1024];
+	size_t len = strlen(key);
+	char *raw = nl_json_key_has_nul(key) ? nl_json_key_unmark(key, &len) : NULL;
+	const char *k = raw ? raw : key;
+	int rc = 0;
+	if (nl_name_is_config_key_n(k, len, why, sizeof(why)) != 0) {
+		nl_buf q;
+		nl_buf_init(&q, 0);
+		nl_quote_append_n(&q, k, len);
+		nl_err_set(&f->detail, NL_EINVAL, "invalid ConfigMap data key %s: %s",
+		           q.data ? q.data : "", why);
+		nl_buf_free(&q);
+		rc = fail(f, NL_CONFIG_ERR_INTERNAL, NL_EINVAL);
+	}
+	free(raw);
+	return rc;
+}
+
 /* The ConfigMap's data as checkpoint files (borrowed from cm); binaryData
  * is not part of a payload, as upstream. */
 static int payload_files(nl_checkpoint_file **out, size_t *n_out, json_object *cm, sync_failure *f)
@@ -200,6 +228,10 @@ static int payload_files(nl_checkpoint_file **out, size_t *n_out, json_object *c
 	if (n) {
 		json_object_object_foreach(data, key, val)
 		{
+			if (check_data_key(key, f) != 0) {
+				free(files);
+				return NL_EINVAL;
+			}
 			if (!json_object_is_type(val, json_type_string)) {
 				free(files);
 				nl_err_set(&f->detail, NL_EINVAL, "data[%s] is not a string", key);

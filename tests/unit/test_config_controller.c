@@ -16,6 +16,7 @@
 #include "api/validation.h"
 #include "patch/patch.h"
 #include <nodelet/config_controller.h>
+#include <nodelet/json_text.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
 
@@ -927,6 +928,42 @@ static void test_config_controller__malicious_data_key_is_refused(void)
 	teardown(&h);
 }
 
+/* A data key IsConfigMapKey refuses, a NUL in it above all (the JSON
+ * decoder holds it as NL_JSON_KEY_NUL, so "ok\u0000x" does not become the
+ * file "ok"): the sync fails before any file is written, with an error
+ * that names the key, and the config assigned before stays. */
+static void test_config_controller__invalid_data_key_keeps_last_good_state(void)
+{
+	static const char *const bad[] = {"ok" NL_JSON_KEY_NUL "x", "ok" NL_JSON_KEY_NUL, "sp ace",
+	                                  "..x"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		harness h;
+		setup(&h);
+		CU_ASSERT_EQUAL_FATAL(assign(&h, "uid-1", CONFIG_LEASE(12)), 0);
+		nl_config_source *before = assigned_in_store(&h);
+		put_cm(&h.api, "uid-2", "nodelet", GOOD_CONFIG);
+		json_object_object_add(
+		    json_object_object_get(find_cm(&h.api, "bar", "foo", NULL), "data"), bad[i],
+		    json_object_new_string("x"));
+		nl_config_controller_on_configmap(h.cc, find_cm(&h.api, "bar", "foo", NULL));
+		set_node_source(&h, 1, NULL);
+		CU_ASSERT_EQUAL(sync_config(&h), NL_EINVAL);
+		CU_ASSERT_EQUAL(h.restarts, 1); /* only the first assignment's */
+		json_object *st = nl_config_controller_status(h.cc);
+		ASSERT_STR(nl_json_get_string(st, "error"),
+		           "failed to sync: internal failure, see nodelet log for details");
+		json_object_put(st);
+		nl_config_source *after = assigned_in_store(&h);
+		CU_ASSERT_TRUE(nl_config_source_equal(before, after));
+		nl_config_source_free(before);
+		nl_config_source_free(after);
+		char p[256];
+		snprintf(p, sizeof(p), "%s/store/checkpoints/uid-2", h.root);
+		CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+		teardown(&h);
+	}
+}
+
 /* --- the annotation source ----------------------------------------------------------- */
 
 static void test_config_controller__annotation_is_a_source(void)
@@ -1386,6 +1423,8 @@ static CU_TestInfo tests[] = {
     {"transient_errors_are_retried", test_config_controller__transient_errors_are_retried},
     {"malicious_uid_is_refused", test_config_controller__malicious_uid_is_refused},
     {"malicious_data_key_is_refused", test_config_controller__malicious_data_key_is_refused},
+    {"invalid_data_key_keeps_last_good_state",
+     test_config_controller__invalid_data_key_keeps_last_good_state},
     {"annotation_is_a_source", test_config_controller__annotation_is_a_source},
     {"spec_wins_over_the_annotation", test_config_controller__spec_wins_over_the_annotation},
     {"bad_annotations_are_sync_errors", test_config_controller__bad_annotations_are_sync_errors},
