@@ -11,6 +11,13 @@ static inline const char *mock__handlers_ns(const mock_route *rt)
 	return rt->ns[0] ? rt->ns : NULL;
 }
 
+/* A query parameter of ListOptions' int64 fields (timeoutSeconds) as the
+ * apiserver's parameter codec converts it, with strconv.ParseInt(s, 10, 64):
+ * an optional sign and decimal digits only. 0 with *out set; otherwise the
+ * 400 BadRequest Status upstream answers ("strconv.ParseInt: parsing
+ * \"1e999\": invalid syntax", "...: value out of range"). */
+nl_status *mock__handlers_query_int64(long long *out, const char *s);
+
 /* Create/Update/DeleteOptions (422) before the body is read, as the
  * apiserver: 0, or -1 with the answer in resp. */
 int mock__handlers_check_options(const mock_request *req, const char *kind, mock_response *resp);

@@ -2,11 +2,13 @@
  * selection both LIST and DELETE of a collection make (labelSelector,
  * fieldSelector, limit, continue, resourceVersion). */
 #include <errno.h>
+#include <nodelet/quote.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "handlers_internal.h"
 #include "storage/store.h"
+#include "watch/watch.h"
 #include "write_request.h"
 
 void mock_handle_get(mock_api *api, const mock_route *rt, const mock_request *req,
@@ -23,6 +25,24 @@ void mock_handle_get(mock_api *api, const mock_route *rt, const mock_request *re
 	mock_response_json_take(resp, 200, json, len);
 }
 
+nl_status *mock__handlers_query_int64(long long *out, const char *s)
+{
+	const char *d = s + (*s == '+' || *s == '-');
+	int syntax = *d == '\0';
+	for (const char *p = d; *p && !syntax; p++)
+		syntax = *p < '0' || *p > '9';
+	errno = 0;
+	long long v = syntax ? 0 : strtoll(s, NULL, 10);
+	if (syntax || errno == ERANGE) {
+		char q[160];
+		nl_quote_str(q, sizeof(q), s);
+		return nl_status_newf(400, "BadRequest", "strconv.ParseInt: parsing %s: %s", q,
+		                      syntax ? "invalid syntax" : "value out of range");
+	}
+	*out = v;
+	return NULL;
+}
+
 /* Parse labelSelector/fieldSelector into o; on error answer 400. */
 static int parse_list_opts(mock_list_opts *o, nl_label_selector **ls, nl_field_selector **fs,
                            const mock_route *rt, const mock_request *req, mock_response *resp)
@@ -37,6 +57,15 @@ static int parse_list_opts(mock_list_opts *o, nl_label_selector **ls, nl_field_s
 	}
 	o->labels = *ls;
 	o->fields = *fs;
+	/* Decoded into ListOptions (then unused by a list, as upstream): a
+	 * value that is no int64 fails the decoding. */
+	const char *timeout = mock_request_query(req, "timeoutSeconds");
+	long long secs = 0;
+	nl_status *bad = timeout ? mock__handlers_query_int64(&secs, timeout) : NULL;
+	if (bad) {
+		mock_response_status(resp, bad);
+		return -1;
+	}
 	const char *limit = mock_request_query(req, "limit");
 	if (limit && *limit) {
 		char *end;
@@ -74,6 +103,9 @@ void mock__handlers_select(mock_api *api, const mock_route *rt, const mock_reque
 		o.continue_token = NULL;
 		o.resource_version = NULL;
 	}
+	/* The compaction horizon a continue token is checked against: the
+	 * watch history's, as etcd's compaction bounds both upstream. */
+	o.compacted_below = api->watch ? mock_watch_hub_oldest(api->watch, rt->res) : 0;
 	int rc = delete != dry ? mock_store_delete_collection(api->store, rt->res, &o, &out, &st)
 	                       : mock_store_list(api->store, rt->res, &o, &out, &st);
 	if (rc != 0)

@@ -9,7 +9,6 @@
  *                                   k8s.io/initial-events-end BOOKMARK
  *   sendInitialEvents=false       → changes after N, or from now when unset/"0"
  * Also the LIST-side check for resourceVersionMatch=Exact. */
-#include <errno.h>
 #include <inttypes.h>
 #include <nodelet/meta.h>
 #include <nodelet/protobuf.h>
@@ -25,6 +24,7 @@
 #include "encoding/negotiation.h"
 #include "encoding/table.h"
 #include "handlers.h"
+#include "handlers_internal.h"
 #include "storage/store.h"
 #include "watch/watch.h"
 
@@ -66,12 +66,9 @@ static nl_status *parse_query(watch_query *q, const mock_request *req)
 	const char *t = mock_request_query(req, "timeoutSeconds");
 	if (!t)
 		return NULL;
-	char *end;
-	errno = 0;
-	q->timeout_s = strtoll(t, &end, 10);
-	if (!*t || *end || errno)
-		return nl_status_newf(400, "BadRequest", "strconv.ParseInt: parsing \"%s\": %s", t,
-		                      errno == ERANGE ? "value out of range" : "invalid syntax");
+	nl_status *bad = mock__handlers_query_int64(&q->timeout_s, t);
+	if (bad)
+		return bad;
 	q->has_timeout = 1;
 	return NULL;
 }

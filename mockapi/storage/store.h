@@ -69,6 +69,9 @@ typedef struct {
 	size_t limit;                    /* 0: no limit */
 	const char *continue_token;      /* from a previous page, or NULL */
 	const char *resource_version;    /* list RV semantics; NULL/"" = latest */
+	/* The compaction horizon (the watch ring's oldest resumable rv): a
+	 * continue token of an older resourceVersion is expired. 0: none. */
+	uint64_t compacted_below;
 } mock_list_opts;
 
 /* Append a complete <Kind>List JSON document to out: metadata.resourceVersion
@@ -78,7 +81,10 @@ typedef struct {
  * resourceVersion "0" the limit is ignored, as the watch cache does. Errors
  * come back as a Status in *st: a field selector on an unsupported field,
  * a bad continue token or resourceVersion: 400; a resourceVersion newer
- * than the store: 504. On error out is left as it was. */
+ * than the store: 504; a continue token older than o->compacted_below:
+ * etcd3's 410 Expired for a compacted paging list, whose Status carries in
+ * continue_token a token for the rest at the latest resourceVersion. On
+ * error out is left as it was. */
 int mock_store_list(mock_store *s, const mock_resource *r, const mock_list_opts *o, nl_buf *out,
                     nl_status **st);
 

@@ -152,31 +152,40 @@ static int decode_token(list_plan *p, const char *token, nl_status **st)
 	return rc;
 }
 
-/* storage.EncodeContinue for the key after which the next page starts. */
-static int encode_token(nl_buf *out, int64_t rv, const char *rel_key)
+/* storage.EncodeContinue with start as the len bytes given. */
+static int encode_start(nl_buf *out, int64_t rv, const char *start, size_t len)
 {
-	size_t klen = strlen(rel_key);
 	int rc = NL_ENOMEM;
-	char *start = malloc(klen + 1);
 	json_object *o = json_object_new_object();
-	if (!start || !o)
+	if (!o || len > INT32_MAX)
 		goto done;
-	memcpy(start, rel_key, klen);
-	start[klen] = '\0'; /* part of the value: the next key after rel_key */
 	if (json_object_object_add(o, "v", json_object_new_string(CONTINUE_VERSION)) ||
 	    json_object_object_add(o, "rv", json_object_new_int64(rv)) ||
-	    json_object_object_add(o, "start", json_object_new_string_len(start, (int)klen + 1)))
+	    json_object_object_add(o, "start", json_object_new_string_len(start, (int)len)))
 		goto done;
-	size_t len = 0;
-	const char *js = json_object_to_json_string_length(o, JSON_FLAGS, &len);
+	size_t jlen = 0;
+	const char *js = json_object_to_json_string_length(o, JSON_FLAGS, &jlen);
 	char *text = NULL;
-	rc = js ? nl_base64url_encode(&text, (const unsigned char *)js, len) : NL_ENOMEM;
+	rc = js ? nl_base64url_encode(&text, (const unsigned char *)js, jlen) : NL_ENOMEM;
 	if (rc == 0)
 		rc = nl_buf_adds(out, text);
 	free(text);
 done:
-	free(start);
 	json_object_put(o);
+	return rc;
+}
+
+/* storage.EncodeContinue for the key after which the next page starts. */
+static int encode_token(nl_buf *out, int64_t rv, const char *rel_key)
+{
+	size_t klen = strlen(rel_key);
+	char *start = malloc(klen + 1);
+	if (!start)
+		return NL_ENOMEM;
+	memcpy(start, rel_key, klen);
+	start[klen] = '\0'; /* part of the value: the next key after rel_key */
+	int rc = encode_start(out, rv, start, klen + 1);
+	free(start);
 	return rc;
 }
 
@@ -479,6 +488,33 @@ int mock__store_list_failed(nl_buf *out, size_t mark, int rc, nl_status **st)
 	return mock__store_fail_nomem(st);
 }
 
+/* etcd3's handleCompactedErrorForPaging: the token's rv was compacted.
+ * The answer offers the rest of the list from the same key at the latest
+ * resourceVersion (rv -1, not 0, which a bad token has). */
+static int expired_token(const list_plan *p, nl_status **st)
+{
+	static const char msg[] =
+	    "The provided continue parameter is too old to display a consistent list result. "
+	    "You can start a new list without the continue parameter, or use the continue "
+	    "token in this response to retrieve the remainder of the results. Continuing with "
+	    "the provided token results in an inconsistent list - objects that were created, "
+	    "modified, or deleted between the time the first chunk was returned and now may "
+	    "show up in the list.";
+	nl_buf tok;
+	nl_buf_init(&tok, 0);
+	/* the start key as the token carried it (with its NUL) */
+	int rc = encode_start(&tok, -1, p->start, p->start_len);
+	nl_status *x = rc == 0 ? nl_status_new(410, "Expired", msg) : NULL;
+	if (x && tok.data && !(x->continue_token = nl_buf_detach(&tok, NULL))) {
+		nl_status_free(x);
+		x = NULL;
+	}
+	nl_buf_free(&tok);
+	if (!x)
+		return mock__store_fail_nomem(st);
+	return mock__store_fail(st, x, NL_EGONE);
+}
+
 int mock_store_list(mock_store *s, const mock_resource *r, const mock_list_opts *o, nl_buf *out,
                     nl_status **st)
 {
@@ -498,6 +534,12 @@ int mock_store_list(mock_store *s, const mock_resource *r, const mock_list_opts 
 	/* The store keeps no history: a continued list answers with the
 	 * token's resourceVersion but shows current objects. */
 	uint64_t list_rv = p.token_rv > 0 ? (uint64_t)p.token_rv : current;
+	if (p.token_rv > 0 && (uint64_t)p.token_rv < o->compacted_below) {
+		pthread_rwlock_unlock(&s->lock);
+		rc = expired_token(&p, st);
+		mock__store_plan_free(&p);
+		return rc;
+	}
 	if (p.min_rv > current) {
 		pthread_rwlock_unlock(&s->lock);
 		mock__store_plan_free(&p);
