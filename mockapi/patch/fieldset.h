@@ -99,4 +99,10 @@ int mock_fset_fields_v1_covers(json_object *fv1, json_object *s);
  * Stops at fn's first non-zero result and returns it. */
 int mock_fset_each(json_object *s, int (*fn)(const char *path, void *payload), void *payload);
 
+/* Cost accounting, for tests: how many list items the calling thread's
+ * typed walks above have named ("k:{...}", "v:...") or compared by name
+ * since the thread started. Comparing, merging or removing from keyed lists
+ * of n items costs O(n log n) of them. */
+unsigned long mock_fset_ops(void);
+
 #endif
