@@ -1,6 +1,7 @@
 /* POST and PUT (handlers.h) as kube-apiserver's create and update
  * handlers run them, in its order (options → decode → name/namespace →
- * store checks → the strategy and validation under the write lock), and
+ * store checks → the strategy and validation, outside the store's lock,
+ * 0027), and
  * the write hook PATCH shares. */
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
@@ -133,7 +134,8 @@ static void copy_field(json_object *dst, json_object *src, const char *key)
 		json_object_object_add(dst, key, json_object_get(v));
 }
 
-/* Under the store's write lock: the strategy's PrepareForUpdate (a main
+/* Run by the store outside its lock, again if the object changed meanwhile
+ * (0027): the strategy's PrepareForUpdate (a main
  * resource write keeps the stored status, a status write keeps the stored
  * spec), defaults on create, the manager's managedFields entry (after the
  * resets, so fields the endpoint resets are nobody's), then validation. */

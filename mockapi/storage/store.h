@@ -6,9 +6,10 @@
  * counter orders every write across kinds, as etcd's revision does.
  *
  * Concurrency: one writer-preferring rwlock over the whole store. Reads copy
- * bytes under the read lock; a write holds the write lock only for its own
- * check-and-swap, so a read never waits behind more than one write. See
- * docs/decisions/0002-store.md. */
+ * bytes under the read lock; a write computes outside any lock and holds
+ * the write lock only to commit if the object is unchanged (copying bytes,
+ * the state file, the observer), so a read never waits behind more than
+ * one commit. See docs/decisions/0002-store.md and 0027. */
 #ifndef MOCK_STORE_H
 #define MOCK_STORE_H
 
@@ -88,12 +89,15 @@ typedef struct {
 int mock_store_list(mock_store *s, const mock_resource *r, const mock_list_opts *o, nl_buf *out,
                     nl_status **st);
 
-/* Write hook, called under the write lock once the store has found the
- * current object and checked existence, preconditions and resourceVersion.
- * obj is the object about to be stored (mutable: the hook may reset fields,
- * e.g. Node status on a main-resource update); old is the stored object
- * (borrowed, NULL when creating). Return NULL to proceed or a Status to
- * refuse the write (the store takes ownership and returns it). */
+/* Write hook, called with no store lock held once the store has read the
+ * current object and checked existence, preconditions and resourceVersion
+ * (it may read the store). obj is the object about to be stored (mutable:
+ * the hook may reset fields, e.g. Node status on a main-resource update);
+ * old is a parsed copy of the stored object (borrowed, NULL when creating).
+ * When the object changes before the commit, the update starts over: obj
+ * is restored to what the caller passed and the hook runs again with the
+ * fresh old (GuaranteedUpdate's retry). Return NULL to proceed or a Status
+ * to refuse the write (the store takes ownership and returns it). */
 typedef nl_status *(*mock_write_hook)(json_object *obj, json_object *old, void *payload);
 
 typedef enum {
@@ -109,7 +113,9 @@ typedef enum {
  * the object is gone), 404 (or create when the kind allows create-on-update,
  * then 404 for a missing namespace), 500 for an unparsable resourceVersion,
  * missing resourceVersion 422 (unless unconditional updates are allowed),
- * stale resourceVersion 409, then the hook. Server-set: uid (UUID v4) and
+ * stale resourceVersion 409, then the hook; an update whose object changed
+ * meanwhile starts over (at most 1,000 times, then 409). Server-set: uid
+ * (UUID v4) and
  * creationTimestamp on create (kept from the stored object on update, as is
  * generation), kind and apiVersion from r, resourceVersion always; selfLink
  * is dropped. On success *out receives the stored JSON (caller frees; out

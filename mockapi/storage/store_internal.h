@@ -95,6 +95,14 @@ size_t mock__store_body_offset(const mock_resource *r);
 int mock__store_entry_new(obj_entry **out, const mock_resource *r, const char *key,
                           json_object *obj, uint64_t rv, const char *uid);
 int mock__store_dup_bytes(char **out, size_t *len_out, const char *s, size_t len);
+/* Where metadata.resourceVersion's value (the text between its quotes)
+ * sits in an entry's JSON (json-c's compact text, metadata right after
+ * kind and apiVersion at body_off): *off and *vlen. 0, or NL_ENOTFOUND. */
+int mock__store_rv_span(const char *json, size_t len, size_t body_off, size_t *off, size_t *vlen);
+/* json with the vlen bytes at off replaced by rv in decimal (caller frees):
+ * a new resourceVersion by copying bytes, without a parse. */
+int mock__store_splice_rv(char **out, size_t *len_out, const char *json, size_t len, size_t off,
+                          size_t vlen, uint64_t rv);
 
 /* A change under the write lock (store.c): write-ahead to the state file
  * (non-zero: refused, answer with mock__store_fail_persist), then the

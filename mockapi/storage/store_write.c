@@ -1,8 +1,12 @@
 /* Create and update (store.h: mock_store_write): kube-apiserver's checks in
  * its order (namespace, uid precondition, existence or create-on-update,
- * the body's resourceVersion), the server-set metadata, the write hook, and
- * the commit under the write lock: write-ahead to the state file, the swap
- * in the table, the observer. dryRun and the no-op update skip the commit. */
+ * the body's resourceVersion) under the read lock, then under no lock the
+ * server-set metadata, the write hook and the serialization, then the
+ * commit under the write lock if the object is still the one read (else
+ * the update starts over, as GuaranteedUpdate does): the resourceVersion
+ * spliced in, write-ahead to the state file, the swap in the table, the
+ * observer. dryRun and the no-op update skip the commit. See
+ * docs/decisions/0027-optimistic-writes.md. */
 #include "store_internal.h"
 
 #include <nodelet/errors.h>
@@ -145,121 +149,210 @@ static nl_status *namespace_not_found(const char *ns)
 	return nl_status_not_found(&gr, ns);
 }
 
-/* What a write would store, without storing it: the object as serialized
- * with resourceVersion rv (0: none, as a dry-run create answers). */
-static int commit_dry_run(const write_req *w, const char *key, const char *uid, uint64_t rv,
-                          write_result *res, nl_status **st)
+/* The entry a write stores, built outside the lock: obj serialized and
+ * indexed with resourceVersion "0" as a placeholder at text[rv_off], so the
+ * commit under the write lock only splices in the number it takes, which
+ * is copying bytes (0027-optimistic-writes.md). Without rv_len the text has
+ * no resourceVersion at all (a dry-run create's answer). */
+typedef struct {
+	obj_entry *e; /* its json is set at the commit */
+	char *text;
+	size_t len, rv_off, rv_len;
+} staged;
+
+static void staged_free(staged *sg)
 {
-	char rvs[RV_BUFSZ];
-	obj_entry *e = NULL;
-	json_object *m = mock__store_meta_of(w->obj);
-	mock__store_rv_string(rvs, rv);
-	if (!m || (rv && mock__store_set_string(m, "resourceVersion", rvs)))
-		return mock__store_fail_nomem(st);
-	if (!rv)
-		json_object_object_del(m, "resourceVersion");
-	int rc = mock__store_entry_new(&e, w->r, key, w->obj, rv, uid);
-	if (rc == 0) {
-		rc = mock__store_dup_bytes(&res->json, &res->len, e->json, e->len);
-		mock__store_entry_free(e);
-	}
-	return rc ? mock__store_fail(st, nl_status_internal("cannot serialize the object"), rc) : 0;
+	mock__store_entry_free(sg->e);
+	free(sg->text);
+	memset(sg, 0, sizeof(*sg));
 }
 
-/* Store w->obj under key as a new object (create, or create-on-update). */
-static int commit_insert(const write_req *w, const char *key, const char *uid, write_result *res,
-                         nl_status **st)
+static int stage(staged *sg, const write_req *w, const char *key, const char *uid, int with_rv)
+{
+	json_object *m = mock__store_meta_of(w->obj);
+	memset(sg, 0, sizeof(*sg));
+	if (!m || (with_rv && mock__store_set_string(m, "resourceVersion", "0")))
+		return NL_ENOMEM;
+	if (!with_rv)
+		json_object_object_del(m, "resourceVersion");
+	int rc = mock__store_entry_new(&sg->e, w->r, key, w->obj, 0, uid);
+	if (rc != 0)
+		return rc;
+	sg->text = sg->e->json;
+	sg->len = sg->e->len;
+	sg->e->json = NULL;
+	if (with_rv && mock__store_rv_span(sg->text, sg->len, sg->e->body_off, &sg->rv_off,
+	                                   &sg->rv_len) != 0) {
+		staged_free(sg);
+		return NL_ERROR;
+	}
+	return 0;
+}
+
+/* The staged text with resourceVersion rv (caller frees). */
+static int staged_text(char **out, size_t *len_out, const staged *sg, uint64_t rv)
+{
+	if (!sg->rv_len)
+		return mock__store_dup_bytes(out, len_out, sg->text, sg->len);
+	return mock__store_splice_rv(out, len_out, sg->text, sg->len, sg->rv_off, sg->rv_len, rv);
+}
+
+/* Whether the staged object, given the stored resourceVersion, is exactly
+ * the stored bytes: etcd3's GuaranteedUpdate then writes nothing. */
+static int unchanged(const staged *sg, const obj_entry *old)
+{
+	char rvs[RV_BUFSZ];
+	mock__store_rv_string(rvs, old->rv);
+	size_t rl = strlen(rvs), tail = sg->len - sg->rv_off - sg->rv_len;
+	return sg->len - sg->rv_len + rl == old->len &&
+	       memcmp(old->json, sg->text, sg->rv_off) == 0 &&
+	       memcmp(old->json + sg->rv_off, rvs, rl) == 0 &&
+	       memcmp(old->json + sg->rv_off + rl, sg->text + sg->rv_off + sg->rv_len, tail) == 0;
+}
+
+/* Give the staged entry resourceVersion rv. */
+static int staged_finish(staged *sg, uint64_t rv)
+{
+	size_t len = 0;
+	int rc = staged_text(&sg->e->json, &len, sg, rv);
+	if (rc != 0)
+		return rc;
+	sg->e->len = (uint32_t)len;
+	sg->e->rv = rv;
+	return 0;
+}
+
+static int serialize_failed(nl_status **st, int rc)
+{
+	return mock__store_fail(st, nl_status_internal("cannot serialize the object"), rc);
+}
+
+/* Under the write lock: store the staged entry under key as a new object
+ * (create, or create-on-update). *rv_out gets its resourceVersion. */
+static int commit_insert(const write_req *w, staged *sg, uint64_t *rv_out, nl_status **st)
 {
 	table *t = mock__store_table_of(w->s, w->r);
-	char rvs[RV_BUFSZ];
-	obj_entry *e = NULL;
 	size_t pos;
 	uint64_t rv = w->s->rv + 1;
 	if (w->flags & MOCK_WRITE_F_DRY_RUN) {
-		res->created = 1;
-		return commit_dry_run(w, key, uid, 0, res, st);
+		*rv_out = 0;
+		return 0;
 	}
-	mock__store_rv_string(rvs, rv);
-	if (mock__store_table_reserve(t, t->n + 1) != 0 ||
-	    mock__store_set_string(mock__store_meta_of(w->obj), "resourceVersion", rvs))
+	if (mock__store_table_reserve(t, t->n + 1) != 0 || staged_finish(sg, rv) != 0)
 		return mock__store_fail_nomem(st);
-	int rc = mock__store_entry_new(&e, w->r, key, w->obj, rv, uid);
-	if (rc == 0 && (rc = mock__store_dup_bytes(&res->json, &res->len, e->json, e->len)) != 0)
-		mock__store_entry_free(e);
-	if (rc != 0)
-		return mock__store_fail(st, nl_status_internal("cannot serialize the object"), rc);
-	if (mock__store_persist(w->s, w->r, MOCK_STORE_ADDED, key, e->json, e->len, rv) != 0) {
-		free(res->json);
-		res->json = NULL;
-		mock__store_entry_free(e);
+	obj_entry *e = sg->e;
+	if (mock__store_persist(w->s, w->r, MOCK_STORE_ADDED, e->key, e->json, e->len, rv) != 0)
 		return mock__store_fail_persist(st);
-	}
-	mock__store_table_find(t, key, &pos);
+	mock__store_table_find(t, e->key, &pos);
 	mock__store_table_insert(t, pos, e);
+	sg->e = NULL;
 	w->s->rv = rv;
-	res->created = 1;
+	*rv_out = rv;
 	mock__store_notify(w->s, w->r, MOCK_STORE_ADDED, e->json, e->len, NULL, rv);
 	return 0;
 }
 
-/* Whether w->obj, given the stored resourceVersion, serializes to exactly
- * the stored bytes: etcd3's GuaranteedUpdate then writes nothing. */
-static int unchanged(const write_req *w, const obj_entry *old)
-{
-	obj_entry *e = NULL;
-	char rvs[RV_BUFSZ];
-	mock__store_rv_string(rvs, old->rv);
-	if (mock__store_set_string(mock__store_meta_of(w->obj), "resourceVersion", rvs) ||
-	    mock__store_entry_new(&e, w->r, old->key, w->obj, old->rv, old->uid) != 0)
-		return 0;
-	int same = e->len == old->len && memcmp(e->json, old->json, old->len) == 0;
-	mock__store_entry_free(e);
-	return same;
-}
-
-/* Replace the entry at pos with w->obj. */
-static int commit_replace(const write_req *w, size_t pos, write_result *res, nl_status **st)
+/* Under the write lock: replace the entry at pos with the staged one.
+ * *rv_out gets the resourceVersion the answer carries. */
+static int commit_replace(const write_req *w, size_t pos, staged *sg, uint64_t *rv_out,
+                          nl_status **st)
 {
 	table *t = mock__store_table_of(w->s, w->r);
-	obj_entry *old = t->v[pos], *e = NULL;
-	char rvs[RV_BUFSZ];
+	obj_entry *old = t->v[pos];
 	uint64_t rv = w->s->rv + 1;
-	if (w->flags & MOCK_WRITE_F_DRY_RUN)
-		return commit_dry_run(w, old->key, old->uid, old->rv, res, st);
-	if ((w->flags & MOCK_WRITE_F_SKIP_NOOP) && unchanged(w, old))
-		return mock__store_dup_bytes(&res->json, &res->len, old->json, old->len)
-		           ? mock__store_fail_nomem(st)
-		           : 0;
-	mock__store_rv_string(rvs, rv);
-	if (mock__store_set_string(mock__store_meta_of(w->obj), "resourceVersion", rvs))
+	*rv_out = old->rv;
+	if ((w->flags & MOCK_WRITE_F_DRY_RUN) ||
+	    ((w->flags & MOCK_WRITE_F_SKIP_NOOP) && unchanged(sg, old)))
+		return 0;
+	if (staged_finish(sg, rv) != 0)
 		return mock__store_fail_nomem(st);
-	int rc = mock__store_entry_new(&e, w->r, old->key, w->obj, rv, old->uid);
-	if (rc == 0 && (rc = mock__store_dup_bytes(&res->json, &res->len, e->json, e->len)) != 0)
-		mock__store_entry_free(e);
-	if (rc != 0)
-		return mock__store_fail(st, nl_status_internal("cannot serialize the object"), rc);
+	obj_entry *e = sg->e;
 	if (mock__store_persist(w->s, w->r, MOCK_STORE_MODIFIED, old->key, e->json, e->len, rv) !=
-	    0) {
-		free(res->json);
-		res->json = NULL;
-		mock__store_entry_free(e);
+	    0)
 		return mock__store_fail_persist(st);
-	}
 	t->v[pos] = e;
+	sg->e = NULL;
 	w->s->rv = rv;
+	*rv_out = rv;
 	mock__store_notify(w->s, w->r, MOCK_STORE_MODIFIED, e->json, e->len, old, rv);
 	mock__store_entry_free(old);
 	return 0;
 }
 
+/* After the lock: the answer (the staged text with the resourceVersion the
+ * commit gave it), and obj's metadata as stored. */
+static int answer(const write_req *w, const staged *sg, uint64_t rv, write_result *res,
+                  nl_status **st)
+{
+	char rvs[RV_BUFSZ];
+	mock__store_rv_string(rvs, rv);
+	if (staged_text(&res->json, &res->len, sg, rv) != 0)
+		return mock__store_fail_nomem(st);
+	if (sg->rv_len &&
+	    mock__store_set_string(mock__store_meta_of(w->obj), "resourceVersion", rvs)) {
+		free(res->json);
+		res->json = NULL;
+		return mock__store_fail_nomem(st);
+	}
+	return 0;
+}
+
+/* The object changed between the read and the commit: start over. */
+#define WRITE_RETRY 1
+/* etcd3's GuaranteedUpdate retries as long as the object keeps changing;
+ * a bound keeps a pathological writer from pinning a thread (the same as
+ * PATCH's, patch_handler.c). */
+#define MAX_ATTEMPTS 1000
+
+static int has_namespace(const write_req *w)
+{
+	return !w->r->namespaced || namespace_exists(w->s, w->ns);
+}
+
+/* Stage, under the write lock insert when key is still free (and the
+ * namespace still there), and answer. Otherwise 404 or 409, or for a
+ * create-on-update (retry) WRITE_RETRY: the next attempt finds out why. */
+static int store_new(const write_req *w, const char *key, const char *name, const char *uid,
+                     int retry, write_result *res, nl_status **st)
+{
+	staged sg;
+	uint64_t rv = 0;
+	int rc = stage(&sg, w, key, uid, !(w->flags & MOCK_WRITE_F_DRY_RUN));
+	if (rc != 0)
+		return serialize_failed(st, rc);
+	pthread_rwlock_wrlock(&w->s->lock);
+	table *t = mock__store_table_of(w->s, w->r);
+	t->r = w->r;
+	int ns_ok = has_namespace(w), taken = ns_ok && mock__store_table_find(t, key, NULL);
+	if (retry && (!ns_ok || taken)) {
+		rc = WRITE_RETRY;
+	} else if (!ns_ok) {
+		rc = mock__store_fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
+	} else if (taken) {
+		nl_gr gr = mock__store_gr_of(w->r);
+		rc = mock__store_fail(st, nl_status_already_exists(&gr, name), NL_EEXISTS);
+	} else {
+		rc = commit_insert(w, &sg, &rv, st);
+	}
+	pthread_rwlock_unlock(&w->s->lock);
+	if (rc == 0 && (rc = answer(w, &sg, rv, res, st)) == 0)
+		res->created = 1;
+	staged_free(&sg);
+	return rc;
+}
+
 /* POST. Order as kube-apiserver: the NamespaceLifecycle admission (404),
  * validation (the hook), then storage: a set resourceVersion (500) and an
- * existing key (409). */
+ * existing key (409). Only the lookups hold a lock; the commit checks the
+ * namespace again (a deletion meanwhile would orphan the object). */
 static int do_create(const write_req *w, write_result *res, nl_status **st)
 {
 	char uid[MOCK_UUID_LEN + 1];
 	uint64_t body_rv = 0;
-	if (w->r->namespaced && !namespace_exists(w->s, w->ns))
+	pthread_rwlock_rdlock(&w->s->lock);
+	int ns_ok = has_namespace(w);
+	pthread_rwlock_unlock(&w->s->lock);
+	if (!ns_ok)
 		return mock__store_fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
 	/* etcd3's Create refuses a numeric non-zero resourceVersion and
 	 * ignores one that does not parse. */
@@ -283,12 +376,7 @@ static int do_create(const write_req *w, write_result *res, nl_status **st)
 	char *key = mock__store_key_new(w->r, w->ns, name);
 	if (!key)
 		return mock__store_fail_nomem(st);
-	if (mock__store_table_find(mock__store_table_of(w->s, w->r), key, NULL)) {
-		nl_gr gr = mock__store_gr_of(w->r);
-		rc = mock__store_fail(st, nl_status_already_exists(&gr, name), NL_EEXISTS);
-	} else {
-		rc = commit_insert(w, key, uid, res, st);
-	}
+	rc = store_new(w, key, name, uid, 0, res, st);
 	free(key);
 	return rc;
 }
@@ -340,7 +428,7 @@ static int create_on_update(const write_req *w, const char *key, write_result *r
 	if (prepare_create(w, uid) != 0)
 		return mock__store_fail_nomem(st);
 	int rc = run_hook(w, NULL, st);
-	return rc ? rc : commit_insert(w, key, uid, res, st);
+	return rc ? rc : store_new(w, key, "", uid, 1, res, st);
 }
 
 /* The body's resourceVersion against the stored one: 422 when missing and
@@ -373,37 +461,38 @@ static int check_update_rv(const write_req *w, const obj_entry *e, const char *n
  * (core/json.h): allocating a parser per call cost ~10% of the parse,
  * and json_tokener_parse's depth of 32 is below what the API accepts.
  * NULL when out of memory. */
-static json_object *parse_stored(const obj_entry *e)
+static json_object *parse_stored(const char *json, size_t len)
 {
 	json_object *o = NULL;
 	enum json_tokener_error err = json_tokener_success;
 	size_t end = 0;
-	if (mock_parse_body(&o, e->json, e->len, &err, &end) != 0)
+	if (mock_parse_body(&o, json, len, &err, &end) != 0)
 		return NULL;
-	if (o && (err != json_tokener_success || end != e->len)) {
+	if (o && (err != json_tokener_success || end != len)) {
 		json_object_put(o);
 		o = NULL;
 	}
 	return o;
 }
 
-/* PUT, in the order of the apiserver's GuaranteedUpdate: uid precondition,
- * existence (or create-on-update, whose NamespaceLifecycle admission runs
- * then), the body's resourceVersion, then the strategy (the hook). */
-static int do_update(const write_req *w, write_result *res, nl_status **st)
+/* What an update read of the stored object, under the read lock. */
+typedef struct {
+	char *json; /* a copy; NULL when the object was absent */
+	size_t len;
+	uint64_t rv;
+	char uid[MOCK_UUID_LEN + 1];
+} snapshot;
+
+/* The checks that read the stored object, in the apiserver's order (uid
+ * precondition, existence or create-on-update, the body's
+ * resourceVersion), and a copy of it in *snap. */
+static int read_current(const write_req *w, const char *key, const char *name, snapshot *snap,
+                        nl_status **st)
 {
-	table *t = mock__store_table_of(w->s, w->r);
-	json_object *m = mock__store_meta_of(w->obj);
-	const char *name = mock__store_str_member(m, "name");
-	size_t pos = 0;
-	int rc;
-	if (!name || !*name)
-		return name_required(w->r, st);
-	char *key = mock__store_key_new(w->r, w->ns, name);
-	if (!key)
-		return mock__store_fail_nomem(st);
-	obj_entry *e = mock__store_table_find(t, key, &pos);
-	const char *uid = mock__store_str_member(m, "uid");
+	const char *uid = mock__store_str_member(mock__store_meta_of(w->obj), "uid");
+	int rc = 0;
+	pthread_rwlock_rdlock(&w->s->lock);
+	obj_entry *e = mock__store_table_find(mock__store_table_of(w->s, w->r), key, NULL);
 	if (uid && *uid && (!e || strcmp(uid, e->uid) != 0)) {
 		rc = mock__store_fail(
 		    st, uid_precondition_failed(w->r, key, name, uid, e ? e->uid : ""),
@@ -411,23 +500,97 @@ static int do_update(const write_req *w, write_result *res, nl_status **st)
 	} else if (!e && !w->r->create_on_update) {
 		nl_gr gr = mock__store_gr_of(w->r);
 		rc = mock__store_fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
-	} else if (!e && w->r->namespaced && !namespace_exists(w->s, w->ns)) {
+	} else if (!e && !has_namespace(w)) {
 		rc = mock__store_fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
 	} else if ((rc = check_update_rv(w, e, name, st)) != 0) {
 		/* rc and *st are set */
-	} else if (!e) {
-		/* Create-on-update ignores the body's resourceVersion, as the
-		 * registry's tryUpdate does for a missing object. */
-		rc = create_on_update(w, key, res, st);
-	} else {
-		json_object *old = parse_stored(e);
-		if (!old || prepare_update(w, old, e->uid) != 0)
+	} else if (e) {
+		if (mock__store_dup_bytes(&snap->json, &snap->len, e->json, e->len) != 0)
 			rc = mock__store_fail_nomem(st);
-		else if ((rc = run_hook(w, old, st)) == 0)
-			rc = commit_replace(w, pos, res, st);
-		json_object_put(old);
+		snap->rv = e->rv;
+		memcpy(snap->uid, e->uid, sizeof(snap->uid));
 	}
+	pthread_rwlock_unlock(&w->s->lock);
+	return rc;
+}
+
+/* The update of the object snap read: the hook on it, then the commit if
+ * it is still the stored one (WRITE_RETRY otherwise). */
+static int replace(const write_req *w, const char *key, const snapshot *snap, write_result *res,
+                   nl_status **st)
+{
+	staged sg = {0};
+	size_t pos = 0;
+	uint64_t rv = 0;
+	json_object *old = parse_stored(snap->json, snap->len);
+	int rc = !old || prepare_update(w, old, snap->uid) != 0 ? mock__store_fail_nomem(st)
+	                                                        : run_hook(w, old, st);
+	json_object_put(old);
+	if (rc != 0)
+		return rc;
+	if ((rc = stage(&sg, w, key, snap->uid, 1)) != 0)
+		return serialize_failed(st, rc);
+	pthread_rwlock_wrlock(&w->s->lock);
+	table *t = mock__store_table_of(w->s, w->r);
+	t->r = w->r;
+	obj_entry *e = mock__store_table_find(t, key, &pos);
+	rc = e && e->rv == snap->rv ? commit_replace(w, pos, &sg, &rv, st) : WRITE_RETRY;
+	pthread_rwlock_unlock(&w->s->lock);
+	if (rc == 0)
+		rc = answer(w, &sg, rv, res, st);
+	staged_free(&sg);
+	return rc;
+}
+
+/* PUT, in the order of the apiserver's GuaranteedUpdate: uid precondition,
+ * existence (or create-on-update, whose NamespaceLifecycle admission runs
+ * then), the body's resourceVersion, then the strategy (the hook) on a
+ * copy read under the read lock, outside any lock, and the commit if the
+ * object is still the one read. */
+static int do_update(const write_req *w, write_result *res, nl_status **st)
+{
+	const char *name = mock__store_str_member(mock__store_meta_of(w->obj), "name");
+	snapshot snap = {NULL, 0, 0, ""};
+	if (!name || !*name)
+		return name_required(w->r, st);
+	char *key = mock__store_key_new(w->r, w->ns, name);
+	if (!key)
+		return mock__store_fail_nomem(st);
+	int rc = read_current(w, key, name, &snap, st);
+	if (rc == 0 && !snap.json) {
+		/* Create-on-update ignores the body's resourceVersion, as the
+		 * registry's tryUpdate does for a missing object. Created (or
+		 * its namespace deleted) meanwhile: start over. */
+		rc = create_on_update(w, key, res, st);
+	} else if (rc == 0) {
+		rc = replace(w, key, &snap, res, st);
+	}
+	free(snap.json);
 	free(key);
+	return rc;
+}
+
+/* obj as the caller passed it again (its members replaced by a copy of
+ * pristine's), for the next attempt. */
+static int restore(json_object *obj, json_object *pristine)
+{
+	json_object *fresh = NULL;
+	if (json_object_deep_copy(pristine, &fresh, NULL) != 0)
+		return NL_ENOMEM;
+	json_object_object_foreach(obj, k, v)
+	{
+		(void)v;
+		json_object_object_del(obj, k); /* foreach has saved the next entry */
+	}
+	int rc = 0;
+	json_object_object_foreach(fresh, fk, fv)
+	{
+		if (rc == 0 && json_object_object_add(obj, fk, json_object_get(fv)) != 0) {
+			json_object_put(fv);
+			rc = NL_ENOMEM;
+		}
+	}
+	json_object_put(fresh);
 	return rc;
 }
 
@@ -443,6 +606,7 @@ int mock_store_write_ex(mock_store *s, const mock_resource *r, mock_write_op op,
                         size_t *len_out, int *created, nl_status **st)
 {
 	write_result res = {NULL, 0, 0};
+	json_object *pristine = NULL;
 	char *ns = NULL;
 	if (!s || !mock__store_valid_resource(r) || !json_object_is_type(obj, json_type_object))
 		return NL_EINVAL;
@@ -462,11 +626,31 @@ int mock_store_write_ex(mock_store *s, const mock_resource *r, mock_write_op op,
 		if (!(ns = strdup(n)))
 			return mock__store_fail_nomem(st);
 	}
+	/* An update may have to start over from obj as it came. */
+	if (op == MOCK_WRITE_UPDATE && json_object_deep_copy(obj, &pristine, NULL) != 0) {
+		free(ns);
+		return mock__store_fail_nomem(st);
+	}
 	write_req w = {s, r, obj, hook, payload, ns, flags};
-	pthread_rwlock_wrlock(&s->lock);
-	mock__store_table_of(s, r)->r = r;
-	int rc = op == MOCK_WRITE_CREATE ? do_create(&w, &res, st) : do_update(&w, &res, st);
-	pthread_rwlock_unlock(&s->lock);
+	int rc;
+	for (int attempt = 1;; attempt++) {
+		rc = op == MOCK_WRITE_CREATE ? do_create(&w, &res, st) : do_update(&w, &res, st);
+		if (rc != WRITE_RETRY)
+			break;
+		if (attempt == MAX_ATTEMPTS) {
+			nl_gr gr = mock__store_gr_of(r);
+			const char *name =
+			    mock__store_str_member(mock__store_meta_of(pristine), "name");
+			rc = mock__store_fail(st, nl_status_conflict(&gr, name ? name : "", NULL),
+			                      NL_ECONFLICT);
+			break;
+		}
+		if (restore(obj, pristine) != 0) {
+			rc = mock__store_fail_nomem(st);
+			break;
+		}
+	}
+	json_object_put(pristine);
 	free(ns);
 	if (rc != 0)
 		return rc;

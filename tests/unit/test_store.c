@@ -1432,6 +1432,171 @@ static void test_store__concurrent_read_modify_write_loses_no_update(void)
 	mock_store_free(s);
 }
 
+/* ---- the hook runs outside the lock (0027) ------------------------------ */
+
+/* Another thread's store call, awaited for at most 5 s: with the write lock
+ * held by the waiting thread it could not finish (the wait is a deadlock
+ * guard, not a timing). */
+typedef struct {
+	mock_store *s;
+	const char *text; /* NULL: GET default/other; else PUT this ConfigMap */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int done, rc;
+	pthread_t th;
+} side_call;
+
+static void *side_main(void *arg)
+{
+	side_call *c = arg;
+	char *json = NULL;
+	size_t len = 0;
+	int rc = c->text ? write_text(c->s, &cm_res, MOCK_WRITE_UPDATE, c->text, NULL, NULL)
+	                 : mock_store_get(c->s, &cm_res, "default", "other", &json, &len, NULL);
+	free(json);
+	pthread_mutex_lock(&c->mu);
+	c->done = 1;
+	c->rc = rc;
+	pthread_cond_signal(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+/* Start c on another thread and wait for it (at most 5 s): 1 when done. */
+static int side_run(side_call *c)
+{
+	struct timespec until;
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv, NULL);
+	c->done = 0;
+	if (pthread_create(&c->th, NULL, side_main, c) != 0)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	pthread_mutex_lock(&c->mu);
+	while (!c->done && pthread_cond_timedwait(&c->cv, &c->mu, &until) == 0)
+		;
+	int done = c->done;
+	pthread_mutex_unlock(&c->mu);
+	return done;
+}
+
+static void side_join(side_call *c)
+{
+	pthread_join(c->th, NULL);
+	pthread_cond_destroy(&c->cv);
+	pthread_mutex_destroy(&c->mu);
+}
+
+typedef struct {
+	side_call call;
+	int calls, side_done, saw_own_mark;
+	char first_old[32], last_old[32];
+} racing;
+
+/* On its first call, waits for another thread's store call (a read, or a
+ * write of the same object); notes what old held each time and whether
+ * obj still carries what the previous call put in it. */
+static nl_status *racing_hook(json_object *obj, json_object *old, void *payload)
+{
+	racing *r = payload;
+	const char *a = old ? nl_json_get_string(old, "data.a") : NULL;
+	if (r->calls == 0)
+		snprintf(r->first_old, sizeof(r->first_old), "%s", a ? a : "");
+	snprintf(r->last_old, sizeof(r->last_old), "%s", a ? a : "");
+	if (nl_json_get_string(obj, "metadata.annotations.hooked"))
+		r->saw_own_mark = 1;
+	json_object *m = nl_json_get_path(obj, "metadata"), *ann = json_object_new_object();
+	json_object_object_add(ann, "hooked", json_object_new_string("yes"));
+	json_object_object_add(m, "annotations", ann);
+	if (r->calls++ == 0)
+		r->side_done = side_run(&r->call);
+	return NULL;
+}
+
+/* kube-apiserver holds no lock while the strategy and validation run
+ * (GuaranteedUpdate is optimistic): a GET of another object completes
+ * while a write's hook is running. Under a global write lock it waited
+ * for the hook (issue 19: seconds for a large object). */
+static void test_store__hook_runs_without_the_write_lock(void)
+{
+	mock_store *s = new_store();
+	racing r = {.call = {.s = s, .text = NULL}};
+	cm(s, "default", "other", NULL);
+	CU_ASSERT_EQUAL(write_json(s, &cm_res, MOCK_WRITE_CREATE,
+	                           "{\"metadata\":{\"name\":\"x\",\"namespace\":\"default\"}}",
+	                           racing_hook, &r, NULL, NULL, NULL),
+	                0);
+	CU_ASSERT_EQUAL(r.side_done, 1);
+	side_join(&r.call);
+	CU_ASSERT_EQUAL(r.call.rc, 0);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	mock_store_free(s);
+}
+
+/* A write that lands while the hook runs makes the update start over on
+ * the fresh object, from the body as sent (GuaranteedUpdate's retry):
+ * the hook runs again with the new old, and the result has the later
+ * resourceVersion. With the body's resourceVersion set, the retry is the
+ * client's 409. */
+static void test_store__a_concurrent_write_makes_the_update_start_over(void)
+{
+	mock_store *s = new_store();
+	char *json = NULL;
+	nl_status *st = NULL;
+	create_ok(
+	    s, &cm_res,
+	    "{\"metadata\":{\"name\":\"x\",\"namespace\":\"default\"},\"data\":{\"a\":\"1\"}}");
+	racing r = {.call = {.s = s,
+	                     .text = "{\"metadata\":{\"name\":\"x\",\"namespace\":\"default\"},"
+	                             "\"data\":{\"a\":\"2\"}}"}};
+	uint64_t rv0 = mock_store_rv(s);
+	CU_ASSERT_EQUAL(write_json(s, &cm_res, MOCK_WRITE_UPDATE,
+	                           "{\"metadata\":{\"name\":\"x\",\"namespace\":\"default\"},"
+	                           "\"data\":{\"b\":\"3\"}}",
+	                           racing_hook, &r, &json, NULL, NULL),
+	                0);
+	CU_ASSERT_EQUAL(r.side_done, 1);
+	side_join(&r.call);
+	CU_ASSERT_EQUAL(r.call.rc, 0);
+	CU_ASSERT_EQUAL(r.calls, 2);
+	CU_ASSERT_STRING_EQUAL(r.first_old, "1");
+	CU_ASSERT_STRING_EQUAL(r.last_old, "2");
+	CU_ASSERT_EQUAL(r.saw_own_mark, 0); /* each attempt starts from the body */
+	json_object *o = json ? nl_test_json(json) : NULL;
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(o, "data.b"), "3");
+	CU_ASSERT_PTR_NULL(nl_json_get_string(o, "data.a"));
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(o, "metadata.annotations.hooked"), "yes");
+	CU_ASSERT_EQUAL(strtoull(nl_json_get_string(o, "metadata.resourceVersion"), NULL, 10),
+	                rv0 + 2);
+	json_object_put(o);
+	free(json);
+
+	/* Pinned to the version read: the concurrent write wins, 409. */
+	char body[256];
+	snprintf(body, sizeof(body),
+	         "{\"metadata\":{\"name\":\"x\",\"namespace\":\"default\",\"resourceVersion\":"
+	         "\"%llu\"},\"data\":{\"c\":\"4\"}}",
+	         (unsigned long long)mock_store_rv(s));
+	racing q = {.call = r.call};
+	q.call.text = "{\"metadata\":{\"name\":\"x\",\"namespace\":\"default\"},\"data\":{\"a\":"
+	              "\"5\"}}";
+	CU_ASSERT_EQUAL(
+	    write_json(s, &cm_res, MOCK_WRITE_UPDATE, body, racing_hook, &q, NULL, NULL, &st),
+	    NL_ECONFLICT);
+	CU_ASSERT_EQUAL(q.side_done, 1);
+	side_join(&q.call);
+	CU_ASSERT_EQUAL(q.calls, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+	CU_ASSERT_EQUAL(st->code, 409);
+	CU_ASSERT_STRING_EQUAL(st->message,
+	                       "Operation cannot be fulfilled on configmaps \"x\": the object has "
+	                       "been modified; please apply your changes to the latest version and "
+	                       "try again");
+	nl_status_free(st);
+	mock_store_free(s);
+}
+
 static CU_TestInfo tests[] = {
     {"create sets uid, timestamp, rv", test_store__create_sets_uid_timestamp_and_resource_version},
     {"get returns stored bytes", test_store__get_returns_stored_bytes_with_kind_first},
@@ -1453,6 +1618,9 @@ static CU_TestInfo tests[] = {
      test_store__update_with_the_uid_of_a_deleted_object_is_a_conflict},
     {"hook refusal changes nothing", test_store__hook_refusal_leaves_the_store_unchanged},
     {"hook sees old, edits new", test_store__hook_sees_the_stored_object_and_may_edit_the_new_one},
+    {"hook runs without the write lock", test_store__hook_runs_without_the_write_lock},
+    {"concurrent write: update starts over",
+     test_store__a_concurrent_write_makes_the_update_start_over},
     {"delete preconditions", test_store__delete_checks_preconditions},
     {"observer sees changes in order", test_store__observer_sees_every_change_in_order},
     {"namespace delete cascades", test_store__deleting_a_namespace_deletes_its_objects},
