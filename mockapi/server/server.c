@@ -25,6 +25,7 @@
 #include "control/gate.h"
 #include "core/log.h"
 #include "core/request.h"
+#include "core/url.h"
 #include "http_framing.h"
 #include "mockapi.h"
 #include "nonresource/metrics.h"
@@ -375,6 +376,15 @@ answered:
 	return ret;
 }
 
+/* libmicrohttpd's decoder of the path and of each query key and value
+ * ends them at a %00; ours keeps what follows (core/url.h). */
+static size_t on_unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+	(void)cls;
+	(void)conn;
+	return mock_url_unescape(s);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
@@ -620,8 +630,8 @@ int mock_server_start(mock_server *s, nl_err *err)
 	    MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE, threads,
 	    MHD_OPTION_CONNECTION_LIMIT, mhd_limit, MHD_OPTION_CONNECTION_TIMEOUT,
 	    s->opts.idle_timeout, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_ARRAY, access_opts,
-	    MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_UNESCAPE_CALLBACK,
+	    on_unescape, s, MHD_OPTION_ARRAY, access_opts, MHD_OPTION_END);
 	if (!s->daemon) {
 		mock_conns_free(s->conns);
 		s->conns = NULL;

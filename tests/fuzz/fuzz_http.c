@@ -33,6 +33,7 @@
 #include "api/resources.h"
 #include "api/schema.h"
 #include "core/request.h"
+#include "core/url.h"
 #include "fuzz.h"
 #include "handlers/api.h"
 #include "mockapi.h"
@@ -63,30 +64,16 @@ static char *keep(fuzz_request *fr, char *s)
 	return s;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)tolower((unsigned char)c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* A percent-decoded copy of [p, p+len); '+' becomes a space in queries. */
+/* A percent-decoded copy of [p, p+len), as the server's unescape callback
+ * decodes it (a %00 is a marked NUL); '+' becomes a space in queries
+ * first, as libmicrohttpd does. */
 static char *unescape(const char *p, size_t len, int plus)
 {
 	char *out = fuzz_strndup((const uint8_t *)p, len);
-	size_t j = 0;
-	for (size_t i = 0; i < len && p[i]; i++) {
-		int hi, lo;
-		if (p[i] == '%' && i + 2 < len && (hi = hexval(p[i + 1])) >= 0 &&
-		    (lo = hexval(p[i + 2])) >= 0) {
-			out[j++] = (char)(hi << 4 | lo);
-			i += 2;
-		} else {
-			out[j++] = plus && p[i] == '+' ? ' ' : p[i];
-		}
-	}
-	out[j] = '\0';
+	for (size_t i = 0; plus && out[i]; i++)
+		if (out[i] == '+')
+			out[i] = ' ';
+	mock_url_unescape(out);
 	return out;
 }
 

@@ -316,6 +316,31 @@ static void test_strings__client_decodes_as_go(void)
 	fake_http_stop(f);
 }
 
+/* A %00 in the URL is a NUL in the name, as Go's URL decoding reads it:
+ * no object has it (404 with the whole name), and the object named by what
+ * precedes it is neither read nor deleted. It was cut at the NUL: DELETE
+ * of a%00zzz deleted a. */
+static void test_strings__nul_in_url_name_is_not_cut(void)
+{
+	json_object_put(req(201, "POST", "/api/v1/namespaces/default/configmaps",
+	                    "{\"metadata\":{\"name\":\"urlnul\"}}"));
+	json_object *o = req(404, "GET", "/api/v1/namespaces/default/configmaps/urlnul%00b", NULL);
+	const char *msg = json_object_get_string(nl_json_get_path(o, "message"));
+	CU_ASSERT_STRING_EQUAL(msg ? msg : "", "configmaps \"urlnul\\x00b\" not found");
+	json_object_put(o);
+	json_object_put(
+	    req(404, "DELETE", "/api/v1/namespaces/default/configmaps/urlnul%00zzz", NULL));
+	o = req(200, "GET",
+	        "/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Durlnul%00x",
+	        NULL);
+	CU_ASSERT_EQUAL(json_object_array_length(nl_json_get_path(o, "items")), 0);
+	json_object_put(o);
+	o = req(200, "GET", "/api/v1/namespaces/default/configmaps/urlnul", NULL);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(nl_json_get_path(o, "metadata.name")),
+	                       "urlnul");
+	json_object_put(o);
+}
+
 static CU_TestInfo tests[] = {
     {"nul_in_name_is_invalid_not_cut", test_strings__nul_in_name_is_invalid_not_cut},
     {"nul_in_node_name", test_strings__nul_in_node_name},
@@ -325,6 +350,7 @@ static CU_TestInfo tests[] = {
     {"nul_in_unchecked_key_is_refused", test_strings__nul_in_unchecked_key_is_refused},
     {"invalid_utf8_becomes_replacement", test_strings__invalid_utf8_becomes_replacement},
     {"invalid_utf8_in_patch", test_strings__invalid_utf8_in_patch},
+    {"nul_in_url_name_is_not_cut", test_strings__nul_in_url_name_is_not_cut},
     {"client_decodes_as_go", test_strings__client_decodes_as_go},
     {"protobuf_bodies_as_json_sees_them", test_strings__protobuf_bodies_as_json_sees_them},
     CU_TEST_INFO_NULL,
