@@ -61,6 +61,11 @@ int mock_patch_json(json_object **out, json_object *doc, json_object *patch, nl_
 int mock_patch_strategic(json_object **out, const mock_resource *r, json_object *doc,
                          json_object *patch, nl_err *err);
 
+/* Cost accounting, for tests: how many list items the calling thread's
+ * strategic merge patches have compared or looked up since the thread
+ * started. Merging lists of n items costs O(n log n) of them. */
+unsigned long mock_patch_strategic_ops(void);
+
 /* For the handler's 422 texts, worded as upstream's: o as Go's %v prints
  * it (map[k:v] with sorted keys), truncated to fit outlen. (What
  * encoding/json calls o's kind is nl_json_go_kind, nodelet/meta.h.) */

@@ -1,6 +1,7 @@
 /* Strategic merge patch (application/strategic-merge-patch+json), after
  * k8s.io/apimachinery/pkg/util/strategicpatch as the apiserver runs it
  * (MergeParallelList and IgnoreUnmatchedNulls both on). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,14 @@
 #define SMP_RETAIN_KEYS "$retainKeys"
 #define SMP_SET_ORDER "$setElementOrder"
 #define SMP_DELETE_FROM "$deleteFromPrimitiveList"
+
+/* mock_patch_strategic_ops: per thread, as requests run on several. */
+static _Thread_local unsigned long ops;
+
+unsigned long mock_patch_strategic_ops(void)
+{
+	return ops;
+}
 
 typedef struct {
 	const mock_resource *r;
@@ -136,83 +145,277 @@ static json_object *item_key(json_object *item, const char *key, int *has)
 	return v;
 }
 
-/* Upstream index(): position of item in list by merge-key value (maps) or
- * by value (primitives); -1 when absent. */
-static long index_of(const vec *list, json_object *item, const char *key)
+/* ------------------------------------------------ item indexes */
+
+/* The items of a list hashed by identity (merge-key value, or the value
+ * itself), so that finding an item's first position costs O(1) instead of
+ * a scan: upstream scans, which made patching a few thousand finalizers
+ * take seconds (issue 19). Equality stays mock__patch_scalar_equal, which
+ * is transitive on what is indexed (NaN, maps and lists equal nothing and
+ * are left out). Entries are positions, chained per bucket in ascending
+ * order, and compared against the list's current items. */
+typedef struct {
+	const vec *list;
+	const char *key;            /* NULL: items are their own identity */
+	int need_key;               /* key_index: an item without the key never matches */
+	size_t *head, *tail, *next; /* position + 1; 0 ends a chain */
+	size_t mask, cap;
+} smp_index;
+
+/* The identity of item; *ok is 0 when it can equal nothing. */
+static json_object *ident(const smp_index *x, json_object *item, int *ok)
 {
-	int has;
-	json_object *id = key ? item_key(item, key, &has) : item;
-	for (size_t i = 0; i < list->len; i++) {
-		json_object *other = key ? item_key(list->items[i], key, &has) : list->items[i];
-		if (mock__patch_scalar_equal(id, other))
-			return (long)i;
-	}
-	return -1;
+	int has = 1;
+	json_object *v = x->key ? item_key(item, x->key, &has) : item;
+	enum json_type t = json_object_get_type(v);
+	*ok = (has || !x->need_key) && t != json_type_object && t != json_type_array &&
+	      !(t == json_type_double && json_object_get_double(v) != json_object_get_double(v));
+	return v;
 }
 
-/* findMapInSliceBasedOnKeyValue without its errors: the first map that has
- * key with value id; -1 when none. */
-static long key_index(const vec *list, const char *key, json_object *id)
+static size_t hash_value(json_object *v)
 {
-	int has;
-	for (size_t i = 0; i < list->len; i++) {
-		json_object *v = item_key(list->items[i], key, &has);
-		if (has && mock__patch_scalar_equal(v, id))
-			return (long)i;
+	unsigned long long h = 0xcbf29ce484222325ull ^ (unsigned)json_object_get_type(v);
+	unsigned char bytes[16];
+	size_t n = 0;
+	const unsigned char *p = bytes;
+	switch (json_object_get_type(v)) {
+	case json_type_boolean:
+		bytes[n++] = (unsigned char)json_object_get_boolean(v);
+		break;
+	case json_type_int: {
+		int64_t i = json_object_get_int64(v);
+		uint64_t u = json_object_get_uint64(v);
+		memcpy(bytes, &i, 8);
+		memcpy(bytes + 8, &u, 8);
+		n = 16;
+		break;
 	}
-	return -1;
+	case json_type_double: {
+		double d = json_object_get_double(v);
+		if (d == 0)
+			d = 0; /* -0 == 0 */
+		memcpy(bytes, &d, 8);
+		n = 8;
+		break;
+	}
+	case json_type_string:
+		p = (const unsigned char *)json_object_get_string(v);
+		n = (size_t)json_object_get_string_len(v);
+		break;
+	default:
+		break;
+	}
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return (size_t)(h ^ (h >> 29));
 }
 
-/* normalizeSliceOrder: sort.SliceStable with upstream's less, which is
- * plain insertion sort for the short lists found in objects. */
-static int order_less(json_object *a, json_object *b, const vec *order, const char *key)
+static void index_free(smp_index *x)
 {
-	long ia = index_of(order, a, key);
-	if (ia >= 0) {
-		long ib = index_of(order, b, key);
-		if (ib >= 0)
-			return ia < ib;
-	}
-	return 1;
+	free(x->head);
+	free(x->tail);
+	free(x->next);
+	x->head = x->tail = x->next = NULL;
 }
 
-static void order_sort(vec *v, const vec *order, const char *key)
+/* Indexes list's first cap items as they are pushed (index_add); cap
+ * bounds how many. */
+static int index_init(smp_index *x, const vec *list, const char *key, int need_key, size_t cap)
 {
-	for (size_t i = 1; i < v->len; i++)
-		for (size_t j = i; j > 0 && order_less(v->items[j], v->items[j - 1], order, key);
-		     j--) {
-			json_object *t = v->items[j];
-			v->items[j] = v->items[j - 1];
-			v->items[j - 1] = t;
+	size_t nb = 8;
+	while (nb < 2 * cap)
+		nb *= 2;
+	*x = (smp_index){list,
+	                 key,
+	                 need_key,
+	                 calloc(nb, sizeof(size_t)),
+	                 calloc(nb, sizeof(size_t)),
+	                 calloc(cap + 1, sizeof(size_t)),
+	                 nb - 1,
+	                 cap};
+	if (!x->head || !x->tail || !x->next) {
+		index_free(x);
+		return NL_ENOMEM;
+	}
+	return 0;
+}
+
+/* Adds position pos (the list's newest item, so chains stay ascending). */
+static void index_add(smp_index *x, size_t pos)
+{
+	int ok;
+	json_object *v = ident(x, x->list->items[pos], &ok);
+	if (!ok || pos >= x->cap)
+		return;
+	size_t b = hash_value(v) & x->mask;
+	x->next[pos] = 0;
+	if (x->tail[b])
+		x->next[x->tail[b] - 1] = pos + 1;
+	else
+		x->head[b] = pos + 1;
+	x->tail[b] = pos + 1;
+}
+
+static int index_build(smp_index *x, const vec *list, const char *key, int need_key)
+{
+	int rc = index_init(x, list, key, need_key, list->len);
+	for (size_t i = 0; rc == 0 && i < list->len; i++)
+		index_add(x, i);
+	return rc;
+}
+
+/* First position whose identity equals id; -1 when none. Entries whose item
+ * lost its identity since (a merge can drop the key) are unlinked. */
+static long index_find(smp_index *x, json_object *id)
+{
+	enum json_type t = json_object_get_type(id);
+	if (t == json_type_object || t == json_type_array)
+		return -1;
+	size_t b = hash_value(id) & x->mask, prev = 0;
+	for (size_t e = x->head[b]; e; e = x->next[e - 1]) {
+		int ok;
+		json_object *v = ident(x, x->list->items[e - 1], &ok);
+		ops++;
+		if (ok && mock__patch_scalar_equal(v, id))
+			return (long)(e - 1);
+		if (ok && (hash_value(v) & x->mask) == b) {
+			prev = e;
+			continue;
 		}
+		if (prev)
+			x->next[prev - 1] = x->next[e - 1];
+		else
+			x->head[b] = x->next[e - 1];
+		if (x->tail[b] == e)
+			x->tail[b] = prev;
+	}
+	return -1;
+}
+
+/* Upstream index() of item: by merge-key value, an absent key counting as
+ * null, or by value. */
+static long index_of(smp_index *x, json_object *item)
+{
+	int has;
+	return index_find(x, x->key ? item_key(item, x->key, &has) : item);
+}
+
+/* Positions in x of v's items (-1: absent), into a new array. */
+static long *index_ranks(smp_index *x, const vec *v)
+{
+	long *r = malloc((v->len + 1) * sizeof(*r));
+	for (size_t i = 0; r && i < v->len; i++)
+		r[i] = index_of(x, v->items[i]);
+	return r;
+}
+
+/* normalizeSliceOrder: sort.SliceStable with upstream's less, run as the
+ * insertion sort this code always ran: less(a, b) is "both in order and a
+ * earlier", or true when either is not in order. So an item not in order
+ * moves to the front; one in order stops right after the last sorted item
+ * in order with a rank not above its own, and the items not in order that
+ * followed that one now follow it. Items in order thus end up stably
+ * sorted by rank, each followed by a run ("gap") of items not in order;
+ * tracking gaps as lists and the last item per rank in a Fenwick tree
+ * gives the same result in O(n log n). */
+static int order_sort(vec *v, smp_index *order)
+{
+	size_t n = v->len, m = order->list->len;
+	long *rank = index_ranks(order, v);
+	size_t *fen = calloc(m + 1, sizeof(*fen)), *last = calloc(m + 1, sizeof(*last));
+	size_t *gap = calloc(n + 1, sizeof(*gap)), *link = calloc(n + 1, sizeof(*link));
+	size_t *count = calloc(m + 1, sizeof(*count)), *byrank = calloc(n + 1, sizeof(*byrank));
+	json_object **sorted = malloc((n + 1) * sizeof(*sorted));
+	size_t front = 0, log = 1, k = 0;
+	int rc = rank && fen && last && gap && link && count && byrank && sorted ? 0 : NL_ENOMEM;
+	while (log * 2 <= m)
+		log *= 2;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (rank[i] < 0) { /* to the front, before the earlier ones */
+			link[i] = front;
+			front = i + 1;
+			continue;
+		}
+		size_t r = (size_t)rank[i], c = 0, at = 0;
+		for (size_t j = r + 1; j; j -= j & -j, ops++)
+			c += fen[j];
+		if (c) { /* the c-th ranked item: the highest rank <= r */
+			for (size_t step = log; step; step /= 2, ops++)
+				if (at + step <= m && fen[at + step] < c)
+					c -= fen[at += step];
+			size_t *p = &gap[last[at] - 1];
+			gap[i] = *p;
+			*p = 0;
+		} else {
+			gap[i] = front;
+			front = 0;
+		}
+		last[r] = i + 1;
+		count[r]++;
+		for (size_t j = r + 1; j <= m; j += j & -j, ops++)
+			fen[j]++;
+	}
+	if (rc == 0) {
+		size_t sum = 0;
+		for (size_t q = 0; q < m; q++) {
+			size_t c = count[q];
+			count[q] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (rank[i] >= 0)
+				byrank[count[rank[i]]++] = i;
+		for (size_t e = front; e; e = link[e - 1])
+			sorted[k++] = v->items[e - 1];
+		for (size_t j = 0; j < sum; j++) {
+			sorted[k++] = v->items[byrank[j]];
+			for (size_t e = gap[byrank[j]]; e; e = link[e - 1])
+				sorted[k++] = v->items[e - 1];
+		}
+		memcpy(v->items, sorted, n * sizeof(*sorted));
+	}
+	free(rank);
+	free(fen);
+	free(last);
+	free(gap);
+	free(link);
+	free(count);
+	free(byrank);
+	free(sorted);
+	return rc;
 }
 
 /* mergeSortedSlice: interleave server-only items (left) with patch items
  * (right); a left item goes first only when both sit in the live list and
  * it sits earlier. Moves the items into a new array. */
-static int merge_sorted(json_object **out, vec *left, vec *right, const vec *live, const char *key)
+static int merge_sorted(json_object **out, vec *left, vec *right, smp_index *live)
 {
 	json_object *arr = json_object_new_array();
+	long *lr = index_ranks(live, left), *rr = index_ranks(live, right);
 	size_t i = 0, j = 0;
-	if (!arr)
-		return NL_ENOMEM;
-	while (i < left->len || j < right->len) {
+	int rc = arr && lr && rr ? 0 : NL_ENOMEM;
+	while (rc == 0 && (i < left->len || j < right->len)) {
 		json_object **pick;
 		if (j >= right->len) {
 			pick = &left->items[i++];
 		} else if (i >= left->len) {
 			pick = &right->items[j++];
 		} else {
-			long li = index_of(live, left->items[i], key);
-			long ri = index_of(live, right->items[j], key);
+			long li = lr[i], ri = rr[j];
 			pick =
 			    li >= 0 && ri >= 0 && li < ri ? &left->items[i++] : &right->items[j++];
 		}
-		if (json_object_array_add(arr, *pick) != 0) {
-			json_object_put(arr);
-			return NL_ENOMEM;
-		}
-		*pick = NULL;
+		if (json_object_array_add(arr, *pick) != 0)
+			rc = NL_ENOMEM;
+		else
+			*pick = NULL;
+	}
+	free(lr);
+	free(rr);
+	if (rc) {
+		json_object_put(arr);
+		return rc;
 	}
 	*out = arr;
 	return 0;
@@ -232,39 +435,25 @@ static int smp_check_keys(smp_ctx *c, const vec *list, const char *key)
 	return 0;
 }
 
-/* findMapInSliceBasedOnKeyValue, for partitioning. */
-static int smp_find_by_key(smp_ctx *c, int *found, const vec *list, const char *key,
-                           json_object *id)
-{
-	int has;
-	*found = 0;
-	for (size_t i = 0; i < list->len; i++) {
-		if (!mock__patch_is_object(list->items[i]))
-			return nl_err_set(c->err, NL_ERROR, "value for key %zu is not a map.", i);
-		json_object *v = item_key(list->items[i], key, &has);
-		if (has && mock__patch_scalar_equal(v, id)) {
-			*found = 1;
-			return 0;
-		}
-	}
-	return 0;
-}
-
-/* Which side of the partition item (owned, moved) belongs to. */
-static int smp_partition_one(smp_ctx *c, vec *mine, vec *rest, json_object *item, const vec *by,
-                             const char *key)
+/* Which side of the partition item (owned, moved) belongs to: whether by
+ * holds it (findMapInSliceBasedOnKeyValue, whose scan fails at a non-map
+ * item, bad, before a match). */
+static int smp_partition_one(smp_ctx *c, vec *mine, vec *rest, json_object *item, smp_index *by,
+                             size_t bad)
 {
 	int found = 0, has = 0, rc = 0;
-	if (key) {
+	if (by->key) {
 		if (!mock__patch_is_object(item))
 			rc = smp_bad_arg(c, "map[string]interface {}", item);
-		json_object *id = rc ? NULL : item_key(item, key, &has);
+		json_object *id = rc ? NULL : item_key(item, by->key, &has);
 		if (rc == 0 && !has)
-			rc = smp_no_merge_key(c, item, key);
-		if (rc == 0)
-			rc = smp_find_by_key(c, &found, by, key, id);
+			rc = smp_no_merge_key(c, item, by->key);
+		long at = rc ? -1 : index_find(by, id);
+		if (rc == 0 && bad < by->list->len && (at < 0 || bad < (size_t)at))
+			rc = nl_err_set(c->err, NL_ERROR, "value for key %zu is not a map.", bad);
+		found = at >= 0;
 	} else {
-		found = index_of(by, item, NULL) >= 0;
+		found = index_of(by, item) >= 0;
 	}
 	if (rc) {
 		json_object_put(item);
@@ -280,9 +469,16 @@ static int smp_order(smp_ctx *c, json_object **out, vec *merged, const vec *by, 
                      const char *key)
 {
 	vec mine = {.owns = 1}, rest = {.owns = 1};
-	int rc = 0;
+	smp_index bx = {0}, lx = {0};
+	size_t bad = 0;
+	while (key && bad < by->len && mock__patch_is_object(by->items[bad]))
+		bad++;
+	int rc = index_build(&bx, by, key, 1);
+	if (rc == 0)
+		rc = index_build(&lx, live, key, 1);
 	for (size_t i = 0; i < merged->len && rc == 0; i++) {
-		rc = smp_partition_one(c, &mine, &rest, merged->items[i], by, key);
+		rc =
+		    smp_partition_one(c, &mine, &rest, merged->items[i], &bx, key ? bad : SIZE_MAX);
 		merged->items[i] = NULL;
 	}
 	if (rc == 0 && key)
@@ -293,11 +489,14 @@ static int smp_order(smp_ctx *c, json_object **out, vec *merged, const vec *by, 
 		rc = smp_check_keys(c, &rest, key);
 	if (rc == 0 && key)
 		rc = smp_check_keys(c, live, key);
-	if (rc == 0) {
-		order_sort(&mine, by, key);
-		order_sort(&rest, live, key);
-		rc = merge_sorted(out, &rest, &mine, live, key);
-	}
+	if (rc == 0)
+		rc = order_sort(&mine, &bx);
+	if (rc == 0)
+		rc = order_sort(&rest, &lx);
+	if (rc == 0)
+		rc = merge_sorted(out, &rest, &mine, &lx);
+	index_free(&bx);
+	index_free(&lx);
 	vec_clear(&mine);
 	vec_clear(&rest);
 	return rc;
@@ -376,19 +575,25 @@ static int smp_list_primitives(smp_ctx *c, json_object **out, json_object *orig,
 {
 	vec merged = {.owns = 1}, live = {0}, by = {0};
 	json_object *lists[2] = {orig, patch};
+	smp_index seen = {0};
 	int rc = vec_view(&live, orig);
 	if (rc == 0)
 		rc = vec_view(&by, patch);
+	if (rc == 0)
+		rc = index_init(&seen, &merged, NULL, 0, live.len + by.len);
 	for (int l = 0; l < 2 && rc == 0; l++) {
 		for (size_t i = 0; i < json_object_array_length(lists[l]) && rc == 0; i++) {
 			json_object *item = json_object_array_get_idx(lists[l], i), *copy = NULL;
-			if (index_of(&merged, item, NULL) >= 0)
+			if (index_of(&seen, item) >= 0)
 				continue;
 			rc = mock__patch_copy(&copy, item);
 			if (rc == 0)
 				rc = vec_push(&merged, copy);
+			if (rc == 0)
+				index_add(&seen, merged.len - 1);
 		}
 	}
+	index_free(&seen);
 	if (rc == 0)
 		rc = smp_order(c, out, &merged, &by, &live, NULL);
 	vec_clear(&merged);
@@ -397,20 +602,26 @@ static int smp_list_primitives(smp_ctx *c, json_object **out, json_object *orig,
 	return rc;
 }
 
-/* Drops every item of work whose merge key equals that of the $patch:
- * delete item d (deleteMatchingEntries). */
-static int smp_delete_items(smp_ctx *c, vec *work, json_object *d, const char *key)
+/* Drops every item of work whose merge key equals that of a $patch:
+ * delete item of dels (deleteMatchingEntries for each, in one pass). */
+static int smp_delete_items(vec *work, const vec *dels, const char *key)
 {
-	int has;
-	json_object *id = item_key(d, key, &has);
-	if (!has)
-		return smp_no_merge_key(c, d, key);
-	for (long at; (at = key_index(work, key, id)) >= 0;) {
-		json_object_put(work->items[at]);
-		memmove(&work->items[at], &work->items[at + 1],
-		        (work->len - (size_t)at - 1) * sizeof(*work->items));
-		work->len--;
+	smp_index dx = {0};
+	size_t kept = 0;
+	if (!dels->len)
+		return 0;
+	if (index_build(&dx, dels, key, 1))
+		return NL_ENOMEM;
+	for (size_t i = 0; i < work->len; i++) {
+		int has;
+		json_object *v = item_key(work->items[i], key, &has);
+		if (has && index_find(&dx, v) >= 0)
+			json_object_put(work->items[i]);
+		else
+			work->items[kept++] = work->items[i];
 	}
+	work->len = kept;
+	index_free(&dx);
 	return 0;
 }
 
@@ -419,18 +630,20 @@ static int smp_delete_items(smp_ctx *c, vec *work, json_object *d, const char *k
 static int smp_special_items(smp_ctx *c, vec *work, vec *plain, int *replace, json_object *patch,
                              const char *key)
 {
-	for (size_t i = 0; i < json_object_array_length(patch); i++) {
+	vec dels = {0};
+	int rc = 0;
+	for (size_t i = 0; i < json_object_array_length(patch) && rc == 0; i++) {
 		json_object *item = json_object_array_get_idx(patch, i), *d = NULL;
 		if (!json_object_object_get_ex(item, SMP_DIRECTIVE, &d)) {
-			if (vec_push(plain, item))
-				return NL_ENOMEM;
+			rc = vec_push(plain, item);
 			continue;
 		}
 		const char *s =
 		    json_object_is_type(d, json_type_string) ? json_object_get_string(d) : "";
-		int rc = 0;
+		int has;
 		if (strcmp(s, "delete") == 0) {
-			rc = smp_delete_items(c, work, item, key);
+			item_key(item, key, &has);
+			rc = has ? vec_push(&dels, item) : smp_no_merge_key(c, item, key);
 		} else if (strcmp(s, "replace") == 0) {
 			*replace = 1;
 		} else if (strcmp(s, "merge") == 0) {
@@ -443,10 +656,11 @@ static int smp_special_items(smp_ctx *c, vec *work, vec *plain, int *replace, js
 			rc = nl_err_set(c->err, NL_ERROR, "unknown patch type: %s in map: %s",
 			                dv.buf, mv.buf);
 		}
-		if (rc)
-			return rc;
 	}
-	return 0;
+	if (rc == 0)
+		rc = smp_delete_items(work, &dels, key);
+	vec_clear(&dels);
+	return rc;
 }
 
 /* mergeSliceWithoutSpecialElements: merge each plain item into the first
@@ -454,26 +668,34 @@ static int smp_special_items(smp_ctx *c, vec *work, vec *plain, int *replace, js
 static int smp_merge_items(smp_ctx *c, vec *work, const vec *plain, const char *path,
                            const char *key)
 {
-	for (size_t i = 0; i < plain->len; i++) {
+	smp_index wx = {0};
+	/* Room for the items appended too. */
+	int rc = index_init(&wx, work, key, 1, work->len + plain->len);
+	for (size_t i = 0; rc == 0 && i < work->len; i++)
+		index_add(&wx, i);
+	for (size_t i = 0; i < plain->len && rc == 0; i++) {
 		json_object *p = plain->items[i], *merged = NULL;
 		int has;
 		json_object *id = item_key(p, key, &has);
-		if (!has)
-			return smp_no_merge_key(c, p, key);
-		long at = key_index(work, key, id);
-		int rc = smp_map(c, &merged, path, at >= 0 ? work->items[at] : NULL, p);
-		if (rc)
-			return rc;
-		if (at < 0)
+		if (!has) {
+			rc = smp_no_merge_key(c, p, key);
+			break;
+		}
+		long at = index_find(&wx, id);
+		rc = smp_map(c, &merged, path, at >= 0 ? work->items[at] : NULL, p);
+		if (rc == 0 && at < 0) {
 			rc = vec_push(work, merged);
-		else {
+			if (rc == 0)
+				index_add(&wx, work->len - 1);
+		} else if (rc == 0) {
+			/* Its entry stays: the key is kept equal, or gone (then
+			 * index_find drops the entry). */
 			json_object_put(work->items[at]);
 			work->items[at] = merged;
 		}
-		if (rc)
-			return rc;
 	}
-	return 0;
+	index_free(&wx);
+	return rc;
 }
 
 static int smp_list_maps(smp_ctx *c, json_object **out, const char *path, json_object *orig,
@@ -537,15 +759,25 @@ static int smp_list(smp_ctx *c, json_object **out, const char *path, json_object
 
 /* ------------------------------------------------ map directives */
 
-static int has_string(json_object *list, const char *str)
+/* The strings of list, as the keys of a new map (a set); NULL: no memory. */
+static json_object *string_set(json_object *list)
 {
-	for (size_t i = 0; i < json_object_array_length(list); i++) {
+	json_object *set = json_object_new_object();
+	for (size_t i = 0; set && i < json_object_array_length(list); i++) {
 		json_object *item = json_object_array_get_idx(list, i);
 		if (json_object_is_type(item, json_type_string) &&
-		    strcmp(json_object_get_string(item), str) == 0)
-			return 1;
+		    json_object_object_add(set, json_object_get_string(item), NULL) != 0) {
+			json_object_put(set);
+			set = NULL;
+		}
 	}
-	return 0;
+	return set;
+}
+
+static int has_string(json_object *set, const char *str)
+{
+	ops++;
+	return json_object_object_get_ex(set, str, NULL);
 }
 
 /* applyRetainKeysDirective: every field the patch sets must be listed;
@@ -557,21 +789,27 @@ static int smp_retain_keys(smp_ctx *c, json_object *res, json_object *patch)
 		return 0;
 	if (!mock__patch_is_array(keys))
 		return nl_err_set(c->err, NL_EBADREQUEST, "invalid patch format of retainKeys");
+	json_object *set = string_set(keys);
+	if (!set)
+		return NL_ENOMEM;
 	json_object_object_foreach(patch, k, v)
 	{
 		if (!v || has_prefix(k, SMP_DELETE_FROM) || has_prefix(k, SMP_SET_ORDER) ||
 		    strcmp(k, SMP_RETAIN_KEYS) == 0 || strcmp(k, SMP_DIRECTIVE) == 0)
 			continue;
-		if (!has_string(keys, k))
+		if (!has_string(set, k)) {
+			json_object_put(set);
 			return nl_err_set(c->err, NL_EBADREQUEST,
 			                  "invalid patch format of retainKeys");
+		}
 	}
 	json_object_object_foreach(res, rk, rv)
 	{
 		(void)rv;
-		if (!has_string(keys, rk))
+		if (!has_string(set, rk))
 			json_object_object_del(res, rk); /* foreach has saved the next entry */
 	}
+	json_object_put(set);
 	return 0;
 }
 
@@ -725,18 +963,21 @@ static int smp_delete_from(smp_ctx *c, json_object *res, const char *k, json_obj
 	const char *field = directive_field(k, SMP_DELETE_FROM);
 	json_object *cur = NULL, *kept = NULL;
 	vec drop = {0};
+	smp_index dx = {0};
 	if (!field || !mock__patch_is_array(values))
 		return nl_err_set(c->err, NL_EBADREQUEST, "invalid patch format of primitive list");
 	if (!json_object_object_get_ex(res, field, &cur) || !mock__patch_is_array(cur))
 		return 0;
-	if (vec_view(&drop, values) || !(kept = json_object_new_array())) {
+	if (vec_view(&drop, values) || index_build(&dx, &drop, NULL, 0) ||
+	    !(kept = json_object_new_array())) {
+		index_free(&dx);
 		vec_clear(&drop);
 		return NL_ENOMEM;
 	}
 	int rc = 0;
 	for (size_t i = 0; i < json_object_array_length(cur) && rc == 0; i++) {
 		json_object *item = json_object_array_get_idx(cur, i);
-		if (index_of(&drop, item, NULL) < 0 &&
+		if (index_of(&dx, item) < 0 &&
 		    json_object_array_add(kept, json_object_get(item)) != 0) {
 			json_object_put(item);
 			rc = NL_ENOMEM;
@@ -746,6 +987,7 @@ static int smp_delete_from(smp_ctx *c, json_object *res, const char *k, json_obj
 		rc = NL_ENOMEM;
 	if (rc)
 		json_object_put(kept);
+	index_free(&dx);
 	vec_clear(&drop);
 	return rc;
 }
