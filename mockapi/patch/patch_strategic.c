@@ -321,6 +321,8 @@ static long *index_ranks(smp_index *x, const vec *v)
  * gives the same result in O(n log n). */
 static int order_sort(vec *v, smp_index *order)
 {
+	if (v->len < 2)
+		return 0; /* nothing moves (and v->items may be NULL) */
 	size_t n = v->len, m = order->list->len;
 	long *rank = index_ranks(order, v);
 	size_t *fen = calloc(m + 1, sizeof(*fen)), *last = calloc(m + 1, sizeof(*last));
