@@ -105,8 +105,14 @@ static nl_status *validate(const watch_query *q, const mock_request *req)
 
 static int64_t timeout_ms(const watch_query *q)
 {
+	/* Any int64 parses (upstream multiplies it into a Duration, which
+	 * wraps); past a century a watch simply never ends, and its deadline,
+	 * now plus this, stays far from overflowing. */
+	const int64_t century_s = 100LL * 365 * 86400;
 	if (q->has_timeout && q->timeout_s != 0)
-		return q->timeout_s > 0 ? q->timeout_s * 1000 : -1;
+		return q->timeout_s <= 0
+		           ? -1
+		           : (q->timeout_s < century_s ? q->timeout_s : century_s) * 1000;
 	/* Spread like the apiserver so many watchers do not reconnect at once. */
 	int64_t now = mock_watch_now_ms();
 	uint64_t x = (uint64_t)now * 6364136223846793005ULL + (uint64_t)(uintptr_t)q;
