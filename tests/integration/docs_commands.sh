@@ -67,7 +67,9 @@ copy=$work/src
 mkdir -p "$copy"
 # The tree as it is (committed and new files), without build products.
 if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
-	(cd "$src" && git ls-files -co --exclude-standard -z | xargs -0 tar cf - 2>/dev/null) |
+	# One tar reading the list: xargs would split a long one into several
+	# archives, and tar xf stops at the end of the first.
+	(cd "$src" && git ls-files -co --exclude-standard -z | tar cf - --null -T - 2>/dev/null) |
 		(cd "$copy" && tar xf -)
 else
 	cp -a "$src/." "$copy/"
