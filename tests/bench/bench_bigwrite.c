@@ -4,7 +4,8 @@
  * as long as fit in LIMIT bytes — is written back to back (POST, then PUTs
  * that change every ownerReference, so each update compares and records
  * managedFields for all items) while READERS threads GET another object,
- * one GET every 5 ms each on a new connection. First the same GETs run
+ * one GET every 5 ms each on its own keep-alive connection, as client-go
+ * and kubectl hold one. First the same GETs run
  * alone for SECONDS: the anchor. Prints both GET p99s, the writes done and
  * their latency.
  *
@@ -98,19 +99,17 @@ static void *reader_main(void *arg)
 {
 	reader *r = arg;
 	int64_t next = bench_now_ns();
+	/* Kept alive: libmicrohttpd keeps a connection on one worker, which
+	 * may be the writer's; the write runs on a request worker
+	 * (server/runner.c), so the reader must not wait for it. */
+	bench_http *h = bench_http_new(r->url);
+	if (!h)
+		bench_die("cannot set up libcurl");
 	while (!*r->stop) {
 		bench_resp resp;
 		int64_t t0 = bench_now_ns();
-		/* A connection per GET, as a probe or kubectl opens one: a
-		 * keep-alive connection would stay on one libmicrohttpd worker,
-		 * and when that is the writer's, wait for the writer's request
-		 * whatever the store does. */
-		bench_http *h = bench_http_new(r->url);
-		if (!h)
-			bench_die("cannot set up libcurl");
 		if (bench_http_do(&resp, h, "GET", OTHER_PATH, NULL, 0) != 0 || resp.code != 200)
 			r->failures++;
-		bench_http_free(h);
 		if (r->n == r->cap) {
 			r->cap = r->cap ? r->cap * 2 : 4096;
 			r->lat = grow(r->lat, r->cap * sizeof(*r->lat));
@@ -125,6 +124,7 @@ static void *reader_main(void *arg)
 			next = bench_now_ns();
 		}
 	}
+	bench_http_free(h);
 	return NULL;
 }
 
