@@ -27,6 +27,7 @@
 
 #include <inttypes.h>
 #include <nodelet/errors.h>
+#include <nodelet/json_text.h>
 #include <nodelet/meta.h>
 #include <nodelet/quote.h>
 #include <nodelet/time.h>
@@ -435,69 +436,18 @@ int mock__store_dup_bytes(char **out, size_t *len_out, const char *s, size_t len
 	return 0;
 }
 
-/* Past the JSON string whose opening quote p is at, or NULL. */
-static const char *skip_string(const char *p, const char *end)
+int mock__store_rv_span(const char *json, size_t len, size_t *off, size_t *vlen)
 {
-	for (p++; p < end; p++) {
-		if (*p == '\\')
-			p++;
-		else if (*p == '"')
-			return p + 1;
-	}
-	return NULL;
-}
-
-/* Past the value at p in compact JSON (a string, a container, or a scalar
- * that ends at the next ',', '}' or ']'), or NULL. */
-static const char *skip_value(const char *p, const char *end)
-{
-	int depth = 0;
-	if (p < end && *p == '"')
-		return skip_string(p, end);
-	if (p < end && *p != '{' && *p != '[') {
-		while (p < end && *p != ',' && *p != '}' && *p != ']')
-			p++;
-		return p < end ? p : NULL;
-	}
-	while (p < end) {
-		if (*p == '"') {
-			if (!(p = skip_string(p, end)))
-				return NULL;
-			continue;
-		}
-		if (*p == '{' || *p == '[')
-			depth++;
-		else if ((*p == '}' || *p == ']') && --depth == 0)
-			return p + 1;
-		p++;
-	}
-	return NULL;
-}
-
-int mock__store_rv_span(const char *json, size_t len, size_t body_off, size_t *off, size_t *vlen)
-{
-	static const char meta[] = "\"metadata\":{", key[] = "\"resourceVersion\":\"";
-	const char *p = json + body_off, *end = json + len;
-	if (len < body_off + sizeof(meta) - 1 || memcmp(p, meta, sizeof(meta) - 1) != 0)
+	const char *v = NULL;
+	size_t n = 0;
+	/* Member by member (nodelet/json_text.h): a key that merely looks
+	 * alike inside another member's value never matches. */
+	if (nl_json_text_member(&v, &n, json, len, "metadata.resourceVersion") != 0 || n < 2 ||
+	    v[0] != '"')
 		return NL_ENOTFOUND;
-	/* Member by member: a key that merely looks alike inside another
-	 * member's value never matches. */
-	for (p += sizeof(meta) - 1; p < end && *p == '"';) {
-		if ((size_t)(end - p) > sizeof(key) - 1 && memcmp(p, key, sizeof(key) - 1) == 0) {
-			const char *v = p + sizeof(key) - 1, *q = skip_string(v - 1, end);
-			if (!q)
-				return NL_ENOTFOUND;
-			*off = (size_t)(v - json);
-			*vlen = (size_t)(q - 1 - v);
-			return 0;
-		}
-		const char *k = skip_string(p, end);
-		const char *v = k && k < end && *k == ':' ? skip_value(k + 1, end) : NULL;
-		if (!v || v >= end || *v != ',')
-			return NL_ENOTFOUND;
-		p = v + 1;
-	}
-	return NL_ENOTFOUND;
+	*off = (size_t)(v + 1 - json);
+	*vlen = n - 2;
+	return 0;
 }
 
 int mock__store_splice_rv(char **out, size_t *len_out, const char *json, size_t len, size_t off,

@@ -19,7 +19,7 @@ static int json_with_rv(char **out, size_t *len_out, const obj_entry *e, uint64_
 {
 	char rvs[RV_BUFSZ];
 	size_t len = 0, off = 0, vlen = 0;
-	if (mock__store_rv_span(e->json, e->len, e->body_off, &off, &vlen) == 0)
+	if (mock__store_rv_span(e->json, e->len, &off, &vlen) == 0)
 		return mock__store_splice_rv(out, len_out, e->json, e->len, off, vlen, rv);
 	int rc = NL_ENOMEM;
 	json_object *o = json_tokener_parse(e->json);

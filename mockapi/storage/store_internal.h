@@ -96,9 +96,8 @@ int mock__store_entry_new(obj_entry **out, const mock_resource *r, const char *k
                           json_object *obj, uint64_t rv, const char *uid);
 int mock__store_dup_bytes(char **out, size_t *len_out, const char *s, size_t len);
 /* Where metadata.resourceVersion's value (the text between its quotes)
- * sits in an entry's JSON (json-c's compact text, metadata right after
- * kind and apiVersion at body_off): *off and *vlen. 0, or NL_ENOTFOUND. */
-int mock__store_rv_span(const char *json, size_t len, size_t body_off, size_t *off, size_t *vlen);
+ * sits in an entry's JSON: *off and *vlen. 0, or NL_ENOTFOUND. */
+int mock__store_rv_span(const char *json, size_t len, size_t *off, size_t *vlen);
 /* json with the vlen bytes at off replaced by rv in decimal (caller frees):
  * a new resourceVersion by copying bytes, without a parse. */
 int mock__store_splice_rv(char **out, size_t *len_out, const char *json, size_t len, size_t off,

@@ -181,8 +181,7 @@ static int stage(staged *sg, const write_req *w, const char *key, const char *ui
 	sg->text = sg->e->json;
 	sg->len = sg->e->len;
 	sg->e->json = NULL;
-	if (with_rv && mock__store_rv_span(sg->text, sg->len, sg->e->body_off, &sg->rv_off,
-	                                   &sg->rv_len) != 0) {
+	if (with_rv && mock__store_rv_span(sg->text, sg->len, &sg->rv_off, &sg->rv_len) != 0) {
 		staged_free(sg);
 		return NL_ERROR;
 	}
