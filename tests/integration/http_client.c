@@ -1,11 +1,16 @@
 #include "http_client.h"
 
 #include <CUnit/CUnit.h>
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct {
 	char *data;
@@ -142,4 +147,49 @@ mock_server *nl_test_server_start(const char **fixtures, size_t n)
 		return NULL;
 	}
 	return s;
+}
+
+mock_server *nl_test_server_adjusted(void (*adjust)(mock_options *))
+{
+	mock_options o;
+	mock_server *s = NULL;
+	mock_options_init(&o);
+	o.controller_tick_ms = 0;
+	if (adjust)
+		adjust(&o);
+	if (nl_test_suite_server(&s, NULL, &o) != 0) {
+		CU_FAIL_FATAL("cannot start nodelet-mockapi in-process");
+		return NULL;
+	}
+	return s;
+}
+
+int nl_test_dial(mock_server *s)
+{
+	struct sockaddr_in a;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)mock_server_port(s));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int64_t nl_test_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void nl_test_sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
 }

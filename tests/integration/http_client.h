@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mockapi.h"
 
@@ -37,5 +38,17 @@ int nl_test_suite_server(mock_server **srv, const char **base, const mock_option
 /* Start an in-process server on 127.0.0.1, port 0, with optional fixtures.
  * Fails the test (CU_FAIL_FATAL) when it cannot. */
 mock_server *nl_test_server_start(const char **fixtures, size_t n);
+
+/* Start an in-process server with the default options, the built-in
+ * controllers not ticking on their own, after adjust (may be NULL) changed
+ * them. Fails the test (CU_FAIL_FATAL) when it cannot. */
+mock_server *nl_test_server_adjusted(void (*adjust)(mock_options *));
+
+/* A blocking TCP connection to s on 127.0.0.1 (close it), or -1. */
+int nl_test_dial(mock_server *s);
+
+/* The monotonic clock in ms, and a sleep, for tests over real sockets. */
+int64_t nl_test_now_ms(void);
+void nl_test_sleep_ms(int ms);
 
 #endif

@@ -25,65 +25,17 @@
 #include "server/server_internal.h"
 #include "storage/store.h"
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static mock_server *start(void (*adjust)(mock_options *))
-{
-	mock_options o;
-	mock_server *s = NULL;
-	nl_err err = {0};
-	mock_options_init(&o);
-	o.port = 0;
-	o.controller_tick_ms = 0;
-	if (adjust)
-		adjust(&o);
-	if (mock_server_new(&s, &o, &err) != 0 || mock_server_start(s, &err) != 0) {
-		fprintf(stderr, "cannot start server: %s\n", err.msg);
-		mock_server_free(s);
-		CU_FAIL_FATAL("server start");
-	}
-	return s;
-}
-
-static int dial(mock_server *s)
-{
-	struct sockaddr_in a;
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_port = htons((uint16_t)mock_server_port(s));
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Everything the server sends within ms, until it closes: the bytes read
  * (buf NUL-terminated), with *closed set when it closed. */
 static size_t read_until_close(int fd, char *buf, size_t cap, int ms, int *closed)
 {
 	size_t n = 0;
-	int64_t end = now_ms() + ms;
+	int64_t end = nl_test_now_ms() + ms;
 	*closed = 0;
 	buf[0] = '\0';
 	while (n + 1 < cap) {
 		struct pollfd p = {fd, POLLIN, 0};
-		int left = (int)(end - now_ms());
+		int left = (int)(end - nl_test_now_ms());
 		if (left <= 0 || poll(&p, 1, left) <= 0)
 			break;
 		ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
@@ -101,7 +53,7 @@ static size_t read_until_close(int fd, char *buf, size_t cap, int ms, int *close
 static size_t exchange(mock_server *s, const char *raw, size_t len, char *buf, size_t cap,
                        int *closed)
 {
-	int fd = dial(s);
+	int fd = nl_test_dial(s);
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL(send(fd, raw, len, MSG_NOSIGNAL), (ssize_t)len);
 	size_t n = read_until_close(fd, buf, cap, 3000, closed);
@@ -154,7 +106,7 @@ static void create_victim(mock_server *s)
  * net/http refuses the message (transfer.go fixLength). */
 static void test_framing__differing_content_lengths_are_refused(void)
 {
-	mock_server *s = start(NULL);
+	mock_server *s = nl_test_server_adjusted(NULL);
 	create_victim(s);
 	static const char smuggle[] =
 	    "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\n"
@@ -166,7 +118,7 @@ static void test_framing__differing_content_lengths_are_refused(void)
 	int closed;
 	exchange(s, smuggle, sizeof(smuggle) - 1, buf, sizeof(buf), &closed);
 	assert_go_error(buf, closed, "HTTP/1.1 400 ", "400 Bad Request");
-	sleep_ms(100);
+	nl_test_sleep_ms(100);
 	assert_exists(s, "/api/v1/namespaces/default/configmaps/victim", 200);
 	assert_exists(s, "/api/v1/namespaces/default/configmaps/smug", 404);
 	mock_server_free(s);
@@ -175,7 +127,7 @@ static void test_framing__differing_content_lengths_are_refused(void)
 /* Identical duplicates are one header to net/http. */
 static void test_framing__identical_content_lengths_are_merged(void)
 {
-	mock_server *s = start(NULL);
+	mock_server *s = nl_test_server_adjusted(NULL);
 	static const char dup[] = "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\n"
 	                          "Host: x\r\nContent-Type: application/json\r\n"
 	                          "Content-Length: 28\r\nContent-Length:  28 \r\n"
@@ -193,7 +145,7 @@ static void test_framing__identical_content_lengths_are_merged(void)
  * the value short here and the rest of the line vanish unseen. */
 static void test_framing__nul_in_a_header_value_is_refused(void)
 {
-	mock_server *s = start(NULL);
+	mock_server *s = nl_test_server_adjusted(NULL);
 	static const char nul[] = "GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n"
 	                          "X-Trace: a\0b\r\nAccept: application/json\r\n\r\n";
 	static const char nul_last[] = "GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n"
@@ -219,7 +171,7 @@ static void test_framing__nul_in_a_header_value_is_refused(void)
 
 static void test_framing__http11_without_host_is_refused(void)
 {
-	mock_server *s = start(NULL);
+	mock_server *s = nl_test_server_adjusted(NULL);
 	static const char nohost[] = "GET /version HTTP/1.1\r\nAccept: */*\r\n\r\n";
 	static const char twohosts[] = "GET /version HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n";
 	static const char badhost[] = "GET /version HTTP/1.1\r\nHost: a b\r\n\r\n";
@@ -246,7 +198,7 @@ static void test_framing__http11_without_host_is_refused(void)
 /* transfer.go parseTransferEncoding: one header, exactly "chunked". */
 static void test_framing__transfer_encodings_but_chunked_get_501(void)
 {
-	mock_server *s = start(NULL);
+	mock_server *s = nl_test_server_adjusted(NULL);
 	static const char *const codings[] = {
 	    "Transfer-Encoding: identity\r\n",
 	    "Transfer-Encoding: chunked, identity\r\n",
@@ -298,15 +250,15 @@ static int closed_within(int fd, int ms)
  * so a real client is still served at once. */
 static void test_framing__idle_connections_make_room_oldest_first(void)
 {
-	mock_server *s = start(fifty_connections);
+	mock_server *s = nl_test_server_adjusted(fifty_connections);
 	int fds[60];
 	for (int i = 0; i < 60; i++) {
-		CU_ASSERT_FATAL((fds[i] = dial(s)) >= 0);
-		sleep_ms(i < 50 ? 1 : 20); /* in order */
+		CU_ASSERT_FATAL((fds[i] = nl_test_dial(s)) >= 0);
+		nl_test_sleep_ms(i < 50 ? 1 : 20); /* in order */
 	}
-	int64_t t0 = now_ms();
+	int64_t t0 = nl_test_now_ms();
 	assert_exists(s, "/api/v1/namespaces/default", 200);
-	CU_ASSERT_TRUE(now_ms() - t0 < 1000);
+	CU_ASSERT_TRUE(nl_test_now_ms() - t0 < 1000);
 	/* the first ones went, the last ones stay */
 	for (int i = 0; i < 10; i++)
 		CU_ASSERT_TRUE(closed_within(fds[i], 2000));
@@ -326,30 +278,30 @@ static void five_connections(mock_options *o)
  * rather than left in the listen backlog. */
 static void test_framing__past_the_limit_a_client_is_closed_at_once(void)
 {
-	mock_server *s = start(five_connections);
+	mock_server *s = nl_test_server_adjusted(five_connections);
 	static const char watch[] = "GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\n"
 	                            "Host: x\r\nAccept: application/json\r\n\r\n";
 	int fds[5];
 	for (int i = 0; i < 5; i++) {
 		char buf[1024];
-		CU_ASSERT_FATAL((fds[i] = dial(s)) >= 0);
+		CU_ASSERT_FATAL((fds[i] = nl_test_dial(s)) >= 0);
 		CU_ASSERT_EQUAL(send(fds[i], watch, sizeof(watch) - 1, MSG_NOSIGNAL),
 		                (ssize_t)sizeof(watch) - 1);
 		int closed;
 		read_until_close(fds[i], buf, sizeof(buf), 300, &closed);
 		CU_ASSERT_EQUAL(strncmp(buf, "HTTP/1.1 200", 12), 0);
 	}
-	int extra = dial(s);
+	int extra = nl_test_dial(s);
 	CU_ASSERT_FATAL(extra >= 0);
-	int64_t t0 = now_ms();
+	int64_t t0 = nl_test_now_ms();
 	CU_ASSERT_TRUE(closed_within(extra, 2000));
-	CU_ASSERT_TRUE(now_ms() - t0 < 1000);
+	CU_ASSERT_TRUE(nl_test_now_ms() - t0 < 1000);
 	close(extra);
 	/* watches that end free their places */
 	for (int i = 0; i < 5; i++)
 		close(fds[i]);
 	for (int i = 0; i < 100 && mock_server_watch_count(s) > 0; i++)
-		sleep_ms(100);
+		nl_test_sleep_ms(100);
 	assert_exists(s, "/version", 200);
 	mock_server_free(s);
 }
@@ -363,12 +315,12 @@ static void one_second_heads(mock_options *o)
  * each byte comes well within the idle timeout; so is a silent client. */
 static void test_framing__a_slow_head_is_cut(void)
 {
-	mock_server *s = start(one_second_heads);
-	int slow = dial(s), silent = dial(s);
+	mock_server *s = nl_test_server_adjusted(one_second_heads);
+	int slow = nl_test_dial(s), silent = nl_test_dial(s);
 	CU_ASSERT_FATAL(slow >= 0 && silent >= 0);
 	static const char head[] =
 	    "GET /version HTTP/1.1\r\nHost: x\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaa";
-	int64_t t0 = now_ms();
+	int64_t t0 = nl_test_now_ms();
 	int cut = 0;
 	for (size_t i = 0; i + 1 < sizeof(head) && !cut; i++) {
 		if (send(slow, head + i, 1, MSG_NOSIGNAL) != 1)
@@ -376,14 +328,14 @@ static void test_framing__a_slow_head_is_cut(void)
 		else
 			cut = closed_within(slow, 100);
 	}
-	int64_t took = now_ms() - t0;
+	int64_t took = nl_test_now_ms() - t0;
 	CU_ASSERT_TRUE(cut);
 	CU_ASSERT_TRUE(took >= 900 && took < 3000);
 	CU_ASSERT_TRUE(closed_within(silent, 2000));
 	close(slow);
 	close(silent);
 	/* a keep-alive client between requests is not held to it */
-	int ka = dial(s);
+	int ka = nl_test_dial(s);
 	static const char get[] = "GET /version HTTP/1.1\r\nHost: x\r\n\r\n";
 	char buf[4096];
 	int closed;
@@ -414,7 +366,7 @@ static void holding_observer(const mock_resource *r, mock_store_event ev, const 
 	(void)payload;
 	int ms = atomic_exchange(&hold_ms, 0);
 	if (ms > 0)
-		sleep_ms(ms);
+		nl_test_sleep_ms(ms);
 }
 
 static void half_second_requests(mock_options *o)
@@ -430,7 +382,7 @@ static const char timeout_body[] =
  * Status (JSON whatever was asked for); the handler runs on to its end. */
 static void test_framing__a_slow_request_gets_504_on_time(void)
 {
-	mock_server *s = start(half_second_requests);
+	mock_server *s = nl_test_server_adjusted(half_second_requests);
 	mock_store_set_observer(mock_server_store(s), holding_observer, NULL);
 	atomic_store(&hold_ms, 1500);
 	static const char post[] = "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\n"
@@ -440,9 +392,9 @@ static void test_framing__a_slow_request_gets_504_on_time(void)
 	                           "{\"metadata\":{\"name\":\"slow\"}}";
 	char buf[4096];
 	int closed;
-	int64_t t0 = now_ms();
+	int64_t t0 = nl_test_now_ms();
 	exchange(s, post, sizeof(post) - 1, buf, sizeof(buf), &closed);
-	int64_t took = now_ms() - t0;
+	int64_t took = nl_test_now_ms() - t0;
 	if (strncmp(buf, "HTTP/1.1 504", 12) != 0)
 		fprintf(stderr, "\ngot after %lld ms:\n%s\n", (long long)took, buf);
 	CU_ASSERT_EQUAL(strncmp(buf, "HTTP/1.1 504", 12), 0);
@@ -450,7 +402,7 @@ static void test_framing__a_slow_request_gets_504_on_time(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\r\nContent-Type: text/plain; charset=utf-8\r\n"));
 	CU_ASSERT_TRUE(took >= 450 && took < 1300);
 	/* what the handler did stands once it is through */
-	sleep_ms(1500);
+	nl_test_sleep_ms(1500);
 	assert_exists(s, "/api/v1/namespaces/default/configmaps/slow", 200);
 	mock_store_set_observer(mock_server_store(s), NULL, NULL);
 	mock_server_free(s);
@@ -459,7 +411,7 @@ static void test_framing__a_slow_request_gets_504_on_time(void)
 /* A delay fault counts against the deadline like a slow handler. */
 static void test_framing__a_delayed_request_gets_504_on_time(void)
 {
-	mock_server *s = start(half_second_requests);
+	mock_server *s = nl_test_server_adjusted(half_second_requests);
 	nl_err err = {0};
 	CU_ASSERT_EQUAL_FATAL(mock_server_add_fault(NULL, s,
 	                                            "{\"match\":{\"verb\":\"get\",\"resource\":"
@@ -468,23 +420,23 @@ static void test_framing__a_delayed_request_gets_504_on_time(void)
 	                                            &err),
 	                      0);
 	nl_http_resp r;
-	int64_t t0 = now_ms();
+	int64_t t0 = nl_test_now_ms();
 	CU_ASSERT_EQUAL_FATAL(
 	    nl_http(&r, mock_server_url(s), "GET", "/api/v1/namespaces/kube-public", NULL, NULL),
 	    0);
-	int64_t took = now_ms() - t0;
+	int64_t took = nl_test_now_ms() - t0;
 	CU_ASSERT_EQUAL(r.code, 504);
 	CU_ASSERT_STRING_EQUAL(r.body, timeout_body);
 	CU_ASSERT_TRUE(took >= 450 && took < 1300);
 	nl_http_resp_free(&r);
 	/* a watch is long-running: no deadline */
-	t0 = now_ms();
+	t0 = nl_test_now_ms();
 	CU_ASSERT_EQUAL_FATAL(
 	    nl_http(&r, mock_server_url(s), "GET",
 	            "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1", NULL, NULL),
 	    0);
 	CU_ASSERT_EQUAL(r.code, 200);
-	CU_ASSERT_TRUE(now_ms() - t0 >= 900);
+	CU_ASSERT_TRUE(nl_test_now_ms() - t0 >= 900);
 	nl_http_resp_free(&r);
 	mock_server_free(s);
 }
@@ -502,7 +454,7 @@ static void *post_in_background(void *payload)
 	                           "Host: x\r\nContent-Type: application/json\r\n"
 	                           "Content-Length: 28\r\n\r\n"
 	                           "{\"metadata\":{\"name\":\"late\"}}";
-	int fd = dial(p->s);
+	int fd = nl_test_dial(p->s);
 	if (fd < 0)
 		return NULL;
 	send(fd, post, sizeof(post) - 1, MSG_NOSIGNAL);
@@ -529,17 +481,17 @@ static void test_framing__stop_is_bounded_while_a_request_runs(void)
 {
 	snprintf(state_dir, sizeof(state_dir), "/tmp/nl-framing-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(state_dir));
-	mock_server *s = start(stop_quickly);
+	mock_server *s = nl_test_server_adjusted(stop_quickly);
 	create_victim(s);
 	mock_store_set_observer(mock_server_store(s), holding_observer, NULL);
 	atomic_store(&hold_ms, 3000);
 	bg_post p = {s, "", 0};
 	pthread_t t;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, post_in_background, &p), 0);
-	sleep_ms(300);
-	int64_t t0 = now_ms();
+	nl_test_sleep_ms(300);
+	int64_t t0 = nl_test_now_ms();
 	mock_server_stop(s);
-	int64_t took = now_ms() - t0;
+	int64_t took = nl_test_now_ms() - t0;
 	if (took >= 1500)
 		fprintf(stderr, "\nstop took %lld ms\n", (long long)took);
 	CU_ASSERT_TRUE(took < 1500);
@@ -549,7 +501,7 @@ static void test_framing__stop_is_bounded_while_a_request_runs(void)
 	CU_ASSERT_EQUAL(p.buf[0], '\0'); /* cut, not answered */
 	mock_server_free(s);             /* waits for the handler */
 	/* acknowledged before the stop: kept */
-	s = start(stop_quickly);
+	s = nl_test_server_adjusted(stop_quickly);
 	assert_exists(s, "/api/v1/namespaces/default/configmaps/victim", 200);
 	mock_server_free(s);
 	char cmd[128];

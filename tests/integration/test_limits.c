@@ -21,64 +21,16 @@
 #include "http_client.h"
 #include "storage/store.h"
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static mock_server *start(void (*adjust)(mock_options *))
-{
-	mock_options o;
-	mock_server *s = NULL;
-	nl_err err = {0};
-	mock_options_init(&o);
-	o.port = 0;
-	o.controller_tick_ms = 0;
-	if (adjust)
-		adjust(&o);
-	if (mock_server_new(&s, &o, &err) != 0 || mock_server_start(s, &err) != 0) {
-		fprintf(stderr, "cannot start server: %s\n", err.msg);
-		mock_server_free(s);
-		CU_FAIL_FATAL("server start");
-	}
-	return s;
-}
-
-static int dial(mock_server *s)
-{
-	struct sockaddr_in a;
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_port = htons((uint16_t)mock_server_port(s));
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Read what arrives within ms into buf (NUL-terminated). Returns bytes
  * read, 0 when the peer closed without sending, -1 on timeout. */
 static ssize_t read_for(int fd, char *buf, size_t cap, int ms)
 {
 	size_t n = 0;
-	int64_t end = now_ms() + ms;
+	int64_t end = nl_test_now_ms() + ms;
 	buf[0] = '\0';
 	while (n + 1 < cap) {
 		struct pollfd p = {fd, POLLIN, 0};
-		int left = (int)(end - now_ms());
+		int left = (int)(end - nl_test_now_ms());
 		if (left <= 0 || poll(&p, 1, left) <= 0)
 			return n ? (ssize_t)n : -1;
 		ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
@@ -96,9 +48,9 @@ static ssize_t read_for(int fd, char *buf, size_t cap, int ms)
 static void assert_prompt(mock_server *s, const char *path, long want)
 {
 	nl_http_resp r;
-	int64_t t0 = now_ms();
+	int64_t t0 = nl_test_now_ms();
 	CU_ASSERT_EQUAL_FATAL(nl_http(&r, mock_server_url(s), "GET", path, NULL, NULL), 0);
-	int64_t took = now_ms() - t0;
+	int64_t took = nl_test_now_ms() - t0;
 	if (r.code != want || took > 2000)
 		fprintf(stderr, "\nGET %s: %ld after %lld ms\n", path, r.code, (long long)took);
 	CU_ASSERT_EQUAL(r.code, want);
@@ -112,18 +64,18 @@ static void assert_prompt(mock_server *s, const char *path, long want)
 
 static void test_limits__slowloris_does_not_block_others(void)
 {
-	mock_server *s = start(NULL);
+	mock_server *s = nl_test_server_adjusted(NULL);
 	uint64_t rv = mock_store_rv(mock_server_store(s));
 	static const char req[] = "GET /api/v1/namespaces/default HTTP/1.1\r\n"
 	                          "Host: 127.0.0.1\r\nUser-Agent: slowloris\r\n"
 	                          "Accept: application/json\r\n\r\n";
 	int fds[SLOW_CLIENTS];
 	for (int i = 0; i < SLOW_CLIENTS; i++)
-		CU_ASSERT_FATAL((fds[i] = dial(s)) >= 0);
+		CU_ASSERT_FATAL((fds[i] = nl_test_dial(s)) >= 0);
 	for (size_t b = 0; b + 1 < sizeof(req); b++) {
 		for (int i = 0; i < SLOW_CLIENTS; i++)
 			CU_ASSERT_EQUAL(send(fds[i], req + b, 1, MSG_NOSIGNAL), 1);
-		sleep_ms(5);
+		nl_test_sleep_ms(5);
 		if (b % 16 == 0)
 			assert_prompt(s, "/api/v1/namespaces/kube-system", 200);
 	}
@@ -147,20 +99,20 @@ static void short_idle(mock_options *o)
  * after --idle-timeout. */
 static void test_limits__stalled_clients_are_dropped(void)
 {
-	mock_server *s = start(short_idle);
+	mock_server *s = nl_test_server_adjusted(short_idle);
 	int fds[6];
 	for (int i = 0; i < 6; i++) {
-		CU_ASSERT_FATAL((fds[i] = dial(s)) >= 0);
+		CU_ASSERT_FATAL((fds[i] = nl_test_dial(s)) >= 0);
 		if (i % 2)
 			CU_ASSERT_EQUAL(send(fds[i], "GET /api HTT", 12, MSG_NOSIGNAL), 12);
 	}
 	for (int i = 0; i < 6; i++) {
 		char buf[256];
-		int64_t t0 = now_ms();
+		int64_t t0 = nl_test_now_ms();
 		ssize_t n = read_for(fds[i], buf, sizeof(buf), 6000);
 		/* closed by the server (possibly with a 408-style answer), not left open */
 		CU_ASSERT_TRUE(n >= 0);
-		CU_ASSERT_TRUE(now_ms() - t0 < 6000);
+		CU_ASSERT_TRUE(nl_test_now_ms() - t0 < 6000);
 		close(fds[i]);
 	}
 	assert_prompt(s, "/version", 200);
@@ -175,10 +127,10 @@ static void small_limits(mock_options *o)
 
 static void test_limits__oversize_headers_and_bodies(void)
 {
-	mock_server *s = start(small_limits);
+	mock_server *s = nl_test_server_adjusted(small_limits);
 	uint64_t rv = mock_store_rv(mock_server_store(s));
 	/* 16 KiB of headers against an 8 KiB limit: 431 */
-	int fd = dial(s);
+	int fd = nl_test_dial(s);
 	CU_ASSERT_FATAL(fd >= 0);
 	char big[16384 + 256];
 	int n = snprintf(big, sizeof(big), "GET /version HTTP/1.1\r\nHost: x\r\nX-Big: ");
@@ -216,7 +168,7 @@ static void test_limits__oversize_headers_and_bodies(void)
 	free(body);
 
 	/* an undeclared (chunked) one: drained, then 413 */
-	fd = dial(s);
+	fd = nl_test_dial(s);
 	CU_ASSERT_FATAL(fd >= 0);
 	static const char head[] = "PUT /api/v1/namespaces/default/configmaps/x HTTP/1.1\r\n"
 	                           "Host: x\r\nContent-Type: application/json\r\n"
@@ -266,20 +218,20 @@ static size_t idle_budget(size_t want)
 
 static void test_limits__thousands_of_idle_connections(void)
 {
-	mock_server *s = start(NULL);
+	mock_server *s = nl_test_server_adjusted(NULL);
 	uint64_t rv = mock_store_rv(mock_server_store(s));
 	size_t n = idle_budget(IDLE_WANTED);
 	int *fds = calloc(n, sizeof(int));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fds);
 	size_t open_n = 0;
 	for (; open_n < n; open_n++) {
-		if ((fds[open_n] = dial(s)) < 0)
+		if ((fds[open_n] = nl_test_dial(s)) < 0)
 			break;
 		if (open_n % 500 == 0)
 			assert_prompt(s, "/api/v1/namespaces", 200);
 	}
 	CU_ASSERT_EQUAL(open_n, n);
-	sleep_ms(200); /* let the server accept them all */
+	nl_test_sleep_ms(200); /* let the server accept them all */
 	for (int i = 0; i < 10; i++)
 		assert_prompt(s, "/api/v1/namespaces/default", 200);
 	/* a write still goes through; the idle crowd changed nothing */
@@ -326,7 +278,7 @@ static void *slow_get(void *payload)
 
 static void test_limits__requests_in_flight_beyond_the_limit_get_429(void)
 {
-	mock_server *s = start(one_inflight);
+	mock_server *s = nl_test_server_adjusted(one_inflight);
 	nl_err err = {0};
 	/* the one read slot is held by a request delayed 1.5 s (suspended) */
 	CU_ASSERT_EQUAL_FATAL(mock_server_add_fault(NULL, s,
@@ -338,7 +290,7 @@ static void test_limits__requests_in_flight_beyond_the_limit_get_429(void)
 	slow_call c = {s, 0};
 	pthread_t t;
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, slow_get, &c), 0);
-	sleep_ms(400);
+	nl_test_sleep_ms(400);
 	nl_http_resp r;
 	CU_ASSERT_EQUAL(nl_http(&r, mock_server_url(s), "GET", "/api/v1/namespaces", NULL, NULL),
 	                0);
@@ -373,7 +325,7 @@ static int open_watch(mock_server *s, char *status, size_t cap)
 {
 	static const char req[] = "GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\n"
 	                          "Host: x\r\nAccept: application/json\r\n\r\n";
-	int fd = dial(s);
+	int fd = nl_test_dial(s);
 	if (fd < 0)
 		return -1;
 	if (send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) != (ssize_t)sizeof(req) - 1 ||
@@ -386,7 +338,7 @@ static int open_watch(mock_server *s, char *status, size_t cap)
 
 static void test_limits__watches_beyond_the_cap_get_429(void)
 {
-	mock_server *s = start(one_inflight);
+	mock_server *s = nl_test_server_adjusted(one_inflight);
 	char st[4096];
 	int a = open_watch(s, st, sizeof(st));
 	CU_ASSERT_EQUAL(strncmp(st, "HTTP/1.1 200", 12), 0);
@@ -400,7 +352,7 @@ static void test_limits__watches_beyond_the_cap_get_429(void)
 	/* a watcher that goes away frees its place */
 	close(a);
 	for (int i = 0; i < 100 && mock_server_watch_count(s) > 1; i++)
-		sleep_ms(100);
+		nl_test_sleep_ms(100);
 	CU_ASSERT_EQUAL(mock_server_watch_count(s), 1);
 	c = open_watch(s, st, sizeof(st));
 	CU_ASSERT_EQUAL(strncmp(st, "HTTP/1.1 200", 12), 0);

@@ -35,13 +35,6 @@ typedef struct {
 	CURLcode result;
 } wconn;
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static size_t on_data(char *p, size_t size, size_t n, void *userdata)
 {
 	wconn *c = userdata;
@@ -102,16 +95,16 @@ static size_t count_lines(const wconn *c)
 /* Wait until c has n lines (or ended, or timeout); returns the line count. */
 static size_t w_wait_lines(wconn *c, size_t n, int timeout_ms)
 {
-	int64_t end = now_ms() + timeout_ms;
-	while (count_lines(c) < n && !c->done && now_ms() < end)
+	int64_t end = nl_test_now_ms() + timeout_ms;
+	while (count_lines(c) < n && !c->done && nl_test_now_ms() < end)
 		pump(multi, 20);
 	return count_lines(c);
 }
 
 static int w_wait_done(wconn *c, int timeout_ms)
 {
-	int64_t end = now_ms() + timeout_ms;
-	while (!c->done && now_ms() < end)
+	int64_t end = nl_test_now_ms() + timeout_ms;
+	while (!c->done && nl_test_now_ms() < end)
 		pump(multi, 20);
 	return c->done;
 }
@@ -345,9 +338,9 @@ static void test_watch__modified_and_deleted_arrive_live(void)
 	pump(multi, 100); /* the watch is open and parked before the writes */
 	put_cm(rv, 201, "POST", "live", "x", NULL, "1");
 	/* Each event is flushed at once: it arrives well within a second. */
-	int64_t t0 = now_ms();
+	int64_t t0 = nl_test_now_ms();
 	CU_ASSERT_EQUAL(w_wait_lines(c, 1, 5000), 1);
-	CU_ASSERT_TRUE(now_ms() - t0 < 1000);
+	CU_ASSERT_TRUE(nl_test_now_ms() - t0 < 1000);
 	assert_event(c, 0, "ADDED", "x", rv);
 	put_cm(rv, 200, "PUT", "live", "x", NULL, "2");
 	CU_ASSERT_EQUAL(w_wait_lines(c, 2, 5000), 2);
@@ -408,10 +401,10 @@ static void test_watch__bookmarks_when_allowed(void)
 
 static void test_watch__timeout_seconds_ends_stream(void)
 {
-	int64_t t0 = now_ms();
+	int64_t t0 = nl_test_now_ms();
 	wconn *c = w_open("/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1");
 	CU_ASSERT_TRUE(w_wait_done(c, 5000));
-	int64_t took = now_ms() - t0;
+	int64_t took = nl_test_now_ms() - t0;
 	CU_ASSERT_TRUE(took >= 900 && took < 3000);
 	/* A clean end of the chunked stream, after the initial event. */
 	CU_ASSERT_EQUAL(c->result, CURLE_OK);
@@ -491,8 +484,8 @@ static void test_watch__send_initial_events_then_end_bookmark(void)
  * are released by the hub's probe within about a second). */
 static int settle(mock_server *s, size_t n, int timeout_ms)
 {
-	int64_t end = now_ms() + timeout_ms;
-	while (mock_server_watch_count(s) != n && now_ms() < end)
+	int64_t end = nl_test_now_ms() + timeout_ms;
+	while (mock_server_watch_count(s) != n && nl_test_now_ms() < end)
 		usleep(10000);
 	return mock_server_watch_count(s) == n;
 }
@@ -506,9 +499,9 @@ static void test_watch__vanished_client_is_released(void)
 	CU_ASSERT_EQUAL(mock_server_watch_count(srv), before + 1);
 	pump(multi, 100); /* nothing more to send: the connection is suspended */
 	w_close(c);       /* the client goes away without a word */
-	int64_t t0 = now_ms();
+	int64_t t0 = nl_test_now_ms();
 	CU_ASSERT_TRUE(settle(srv, before, 5000));
-	CU_ASSERT_TRUE(now_ms() - t0 < 3000);
+	CU_ASSERT_TRUE(nl_test_now_ms() - t0 < 3000);
 }
 
 static void test_watch__a_thousand_watchers_each_get_the_event(void)
@@ -524,14 +517,14 @@ static void test_watch__a_thousand_watchers_each_get_the_event(void)
 	size_t before = 0;
 	for (int i = 0; i < CROWD; i++)
 		crowd[i] = w_open(path);
-	int64_t end = now_ms() + 30000;
-	while (mock_server_watch_count(srv) < before + CROWD && now_ms() < end)
+	int64_t end = nl_test_now_ms() + 30000;
+	while (mock_server_watch_count(srv) < before + CROWD && nl_test_now_ms() < end)
 		pump(multi, 10);
 	CU_ASSERT_EQUAL(mock_server_watch_count(srv), before + CROWD);
 	put_cm(rv, 201, "POST", "crowd", "news", NULL, "1");
 	size_t got = 0;
-	end = now_ms() + 30000;
-	while (got < CROWD && now_ms() < end) {
+	end = nl_test_now_ms() + 30000;
+	while (got < CROWD && nl_test_now_ms() < end) {
 		pump(multi, 20);
 		got = 0;
 		for (int i = 0; i < CROWD; i++)
@@ -623,10 +616,10 @@ static void test_watch__watchers_that_never_read_share_one_copy(void)
 	 * more than 16 MiB. */
 	for (int k = 0; k < 17; k++)
 		put_big_cm("PUT", "big0", (char)('b' + k));
-	int64_t end = now_ms() + 10000;
+	int64_t end = nl_test_now_ms() + 10000;
 	while (metric("apiserver_terminated_watchers_total{resource=\"configmaps\"}") <
 	           (slow0 < 0 ? 0 : slow0) + MEM_WATCHERS &&
-	       now_ms() < end)
+	       nl_test_now_ms() < end)
 		usleep(20000);
 	CU_ASSERT_EQUAL(metric("apiserver_terminated_watchers_total{resource=\"configmaps\"}"),
 	                (slow0 < 0 ? 0 : slow0) + MEM_WATCHERS);
@@ -669,18 +662,18 @@ static void test_watch__stop_ends_open_streams_promptly(void)
 	wconn *c[5];
 	for (int i = 0; i < 5; i++)
 		c[i] = w_open_at(m, mock_server_url(s), "/api/v1/namespaces?watch=true");
-	int64_t end = now_ms() + 5000;
-	while (mock_server_watch_count(s) < 5 && now_ms() < end)
+	int64_t end = nl_test_now_ms() + 5000;
+	while (mock_server_watch_count(s) < 5 && nl_test_now_ms() < end)
 		pump(m, 20);
 	for (int i = 0; i < 50; i++) /* initial events delivered, connections parked */
 		pump(m, 2);
 	CU_ASSERT_EQUAL_FATAL(mock_server_watch_count(s), 5);
-	int64_t t0 = now_ms();
+	int64_t t0 = nl_test_now_ms();
 	mock_server_stop(s);
-	CU_ASSERT_TRUE(now_ms() - t0 < 2000);
-	end = now_ms() + 5000;
+	CU_ASSERT_TRUE(nl_test_now_ms() - t0 < 2000);
+	end = nl_test_now_ms() + 5000;
 	for (int i = 0; i < 5; i++) {
-		while (!c[i]->done && now_ms() < end)
+		while (!c[i]->done && nl_test_now_ms() < end)
 			pump(m, 20);
 		CU_ASSERT_TRUE(c[i]->done);
 		CU_ASSERT_EQUAL(c[i]->result, CURLE_OK); /* the chunked stream ended cleanly */
