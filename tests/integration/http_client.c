@@ -193,3 +193,17 @@ void nl_test_sleep_ms(int ms)
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 	nanosleep(&ts, NULL);
 }
+
+json_object *nl_http_expect(long want, const char *base, const char *method, const char *path,
+                            const char *body, const char *content_type)
+{
+	nl_http_resp r;
+	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, method, path, body, content_type), 0);
+	if (r.code != want)
+		fprintf(stderr, "\n%s %s: want %ld got %ld: %s\n", method, path, want, r.code,
+		        r.body);
+	CU_ASSERT_EQUAL(r.code, want);
+	json_object *o = nl_http_json(&r);
+	nl_http_resp_free(&r);
+	return o;
+}

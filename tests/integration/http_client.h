@@ -28,6 +28,11 @@ void nl_http_resp_free(nl_http_resp *r);
 char *nl_http_escape(const char *s);
 /* Parse the response body as JSON (new reference or NULL). */
 json_object *nl_http_json(const nl_http_resp *r);
+/* nl_http, then assert the code is want (printing the request and body
+ * when it is not): the body parsed (new reference, or NULL when not JSON).
+ * A transport failure fails the test (CU_ASSERT_EQUAL_FATAL). */
+json_object *nl_http_expect(long want, const char *base, const char *method, const char *path,
+                            const char *body, const char *content_type);
 
 /* For a suite's setup: start *srv in-process on 127.0.0.1, port 0, with
  * opts (NULL: the defaults; the port is always 0); *base (may be NULL)

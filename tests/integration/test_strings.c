@@ -36,15 +36,7 @@ static int teardown(void)
 static json_object *req_ct(long want, const char *method, const char *path, const char *body,
                            const char *ct)
 {
-	nl_http_resp r;
-	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, method, path, body, ct), 0);
-	if (r.code != want)
-		fprintf(stderr, "\n%s %s: want %ld got %ld: %s\n", method, path, want, r.code,
-		        r.body);
-	CU_ASSERT_EQUAL(r.code, want);
-	json_object *o = nl_http_json(&r);
-	nl_http_resp_free(&r);
-	return o;
+	return nl_http_expect(want, base, method, path, body, ct);
 }
 
 static json_object *req(long want, const char *method, const char *path, const char *body)

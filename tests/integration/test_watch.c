@@ -177,16 +177,9 @@ static void assert_event(const wconn *c, size_t i, const char *type, const char 
 static void request_rv(char rv[32], long want, const char *method, const char *path,
                        const char *body)
 {
-	nl_http_resp r;
-	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, method, path, body, NULL), 0);
-	if (r.code != want)
-		fprintf(stderr, "\n%s %s: want %ld got %ld: %s\n", method, path, want, r.code,
-		        r.body);
-	CU_ASSERT_EQUAL(r.code, want);
-	json_object *o = nl_http_json(&r);
+	json_object *o = nl_http_expect(want, base, method, path, body, NULL);
 	snprintf(rv, 32, "%s", str(o, "metadata.resourceVersion"));
 	json_object_put(o);
-	nl_http_resp_free(&r);
 }
 
 static void current_rv(char rv[32])
