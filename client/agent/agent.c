@@ -193,6 +193,10 @@ int nl_agent_new(nl_agent **out, const nl_agent_options *o, nl_err *err)
 	if ((rc = make_clock(a, o, err)) != 0 ||
 	    (!a->client && (rc = make_client(a, o->rest_config, err)) != 0))
 		goto fail;
+	/* Not the lease controller's sequence: the two must not move in step. */
+	nl_rand_seed(&a->status_rand,
+	             (o->jitter_seed ? o->jitter_seed : (uint64_t)nl_clock_now(a->clock)) ^
+	                 UINT64_C(0x5eed5747));
 	if ((rc = make_lease_controller(a, o)) != 0) {
 		nl_err_set(err, rc, "cannot create the lease controller: %s", nl_strerror(rc));
 		goto fail;
@@ -228,6 +232,18 @@ static void cancel(nl_agent *a, uint64_t *timer)
 	*timer = 0;
 }
 
+/* kubelet checks the status every nodeStatusUpdateFrequency whatever the
+ * last outcome: the server may show something else at any time (the node
+ * lifecycle controller marked the Node Unknown, someone edited it), and only
+ * a check notices. A report that falls due earlier is sent when due. */
+static int64_t next_check(nl_agent *a, int reported)
+{
+	int64_t delay = nl_jitter(a->config->node_status_update_frequency_usec,
+	                          NL_AGENT_STATUS_JITTER, &a->status_rand);
+	int64_t due = nl__agent_next_report(a) - nl_clock_mono(a->clock);
+	return reported && due < delay ? due : delay;
+}
+
 static void status_tick(void *payload)
 {
 	nl_agent *a = payload;
@@ -235,12 +251,7 @@ static void status_tick(void *payload)
 	int rc = nl_agent_sync_status(a);
 	if (rc == NL_ECANCELED || !a->running)
 		return;
-	int64_t delay = NL_AGENT_STATUS_RETRY_USEC;
-	if (rc == 0)
-		delay = nl__agent_next_report(a) - nl_clock_mono(a->clock);
-	else if (rc == NL_ENOTFOUND)
-		delay = a->config->node_status_report_frequency_usec;
-	schedule_status(a, delay);
+	schedule_status(a, next_check(a, rc == 0));
 }
 
 /* Run a status sync from the clock: at once (delay 0) or later; replaces the
@@ -265,7 +276,7 @@ static void start_status(nl_agent *a)
 	if (a->reports == 0 || a->status_check_owed)
 		schedule_status(a, 0);
 	else
-		schedule_status(a, nl__agent_next_report(a) - nl_clock_mono(a->clock));
+		schedule_status(a, next_check(a, 1));
 }
 
 static void register_tick(void *payload)

@@ -26,6 +26,7 @@ struct nl_agent {
 
 	/* Node status. */
 	uint64_t status_timer;    /* 0 = none pending */
+	nl_rand status_rand;      /* the check period's jitter */
 	int64_t last_report;      /* wall time of the last accepted report; 0 = none */
 	int64_t last_report_mono; /* the same on the monotonic clock, for deadlines */
 	unsigned long reports;

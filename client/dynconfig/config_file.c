@@ -67,14 +67,26 @@ static int decode_register_node(nl_nodelet_config *c, json_object *v, nl_err *er
 }
 
 /* metav1.Duration: a string for time.ParseDuration. */
-static int decode_report_frequency(nl_nodelet_config *c, json_object *v, nl_err *err)
+static int decode_duration(int64_t *out, json_object *v, const char *field, nl_err *err)
 {
 	if (!json_object_is_type(v, json_type_string))
-		return type_error(err, v, "nodeStatusReportFrequency", "string");
+		return type_error(err, v, field, "string");
 	const char *s = json_object_get_string(v);
-	if (nl_duration_parse(&c->node_status_report_frequency_usec, s) != 0)
+	if (nl_duration_parse(out, s) != 0)
 		return nl_err_set(err, NL_EPARSE, "time: invalid duration \"%s\"", s);
 	return 0;
+}
+
+static int decode_report_frequency(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	return decode_duration(&c->node_status_report_frequency_usec, v,
+	                       "nodeStatusReportFrequency", err);
+}
+
+static int decode_update_frequency(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	return decode_duration(&c->node_status_update_frequency_usec, v,
+	                       "nodeStatusUpdateFrequency", err);
 }
 
 static int decode_labels(nl_nodelet_config *c, json_object *v, nl_err *err)
@@ -176,6 +188,7 @@ static const struct {
 } fields[] = {
     {"leaseDurationSeconds", NL_NC_LEASE_DURATION_SECONDS, decode_lease_duration},
     {"nodeStatusReportFrequency", NL_NC_NODE_STATUS_REPORT_FREQUENCY, decode_report_frequency},
+    {"nodeStatusUpdateFrequency", NL_NC_NODE_STATUS_UPDATE_FREQUENCY, decode_update_frequency},
     {"nodeLabels", NL_NC_NODE_LABELS, decode_labels},
     {"registerWithTaints", NL_NC_REGISTER_WITH_TAINTS, decode_taints},
     {"logVerbosity", NL_NC_LOG_VERBOSITY, decode_log_verbosity},
@@ -233,6 +246,11 @@ static int decode_document(nl_nodelet_config *c, json_object *doc, const char *n
 	}
 	if (rc != 0)
 		return rc;
+	/* kubelet's defaulting, for configurations written before the report
+	 * frequency existed: an explicit update frequency is the report one. */
+	if ((c->set & NL_NC_NODE_STATUS_UPDATE_FREQUENCY) &&
+	    !(c->set & NL_NC_NODE_STATUS_REPORT_FREQUENCY))
+		c->node_status_report_frequency_usec = c->node_status_update_frequency_usec;
 	json_object_object_foreach(doc, key, val)
 	{
 		(void)val;
@@ -322,14 +340,16 @@ static json_object *taints_json(const nl_nodelet_config *c)
 
 json_object *nl_nodelet_config_to_json(const nl_nodelet_config *c)
 {
-	char freq[NL_DURATION_BUFSZ];
+	char freq[NL_DURATION_BUFSZ], upd[NL_DURATION_BUFSZ];
 	json_object *o = json_object_new_object();
 	nl_duration_format(freq, c->node_status_report_frequency_usec);
+	nl_duration_format(upd, c->node_status_update_frequency_usec);
 	if (!o ||
 	    add(o, "apiVersion", json_object_new_string(NL_NODELET_CONFIG_API_VERSION)) != 0 ||
 	    add(o, "kind", json_object_new_string(NL_NODELET_CONFIG_KIND)) != 0 ||
 	    add(o, "leaseDurationSeconds", json_object_new_int(c->lease_duration_seconds)) != 0 ||
 	    add(o, "nodeStatusReportFrequency", json_object_new_string(freq)) != 0 ||
+	    add(o, "nodeStatusUpdateFrequency", json_object_new_string(upd)) != 0 ||
 	    add(o, "nodeLabels", labels_json(c)) != 0 ||
 	    add(o, "registerWithTaints", taints_json(c)) != 0 ||
 	    add(o, "logVerbosity", json_object_new_int(c->log_verbosity)) != 0 ||

@@ -116,6 +116,12 @@ int nl_nodelet_config_validate(const nl_nodelet_config *c, nl_err *err)
 		push(&e, "nodeStatusReportFrequency: Invalid value: \"%s\": must be greater than 0",
 		     d);
 	}
+	if (c->node_status_update_frequency_usec <= 0) {
+		char d[NL_DURATION_BUFSZ];
+		nl_duration_format(d, c->node_status_update_frequency_usec);
+		push(&e, "nodeStatusUpdateFrequency: Invalid value: \"%s\": must be greater than 0",
+		     d);
+	}
 	check_range(&e, "logVerbosity", c->log_verbosity, 0, NL_NODELET_CONFIG_MAX_LOG_VERBOSITY);
 	check_labels(&e, c);
 	for (size_t i = 0; i < c->n_register_with_taints; i++)

@@ -11,6 +11,8 @@ static void set_defaults(nl_nodelet_config *c)
 	    .lease_duration_seconds = NL_NODELET_CONFIG_DEFAULT_LEASE_DURATION_SECONDS,
 	    .node_status_report_frequency_usec =
 	        NL_NODELET_CONFIG_DEFAULT_STATUS_REPORT_FREQUENCY_USEC,
+	    .node_status_update_frequency_usec =
+	        NL_NODELET_CONFIG_DEFAULT_STATUS_UPDATE_FREQUENCY_USEC,
 	    .log_verbosity = 0,
 	    .register_node = 1,
 	    .content_type = NL_CONTENT_PROTOBUF,
@@ -116,6 +118,7 @@ int nl_nodelet_config_equal(const nl_nodelet_config *a, const nl_nodelet_config 
 {
 	if (a->lease_duration_seconds != b->lease_duration_seconds ||
 	    a->node_status_report_frequency_usec != b->node_status_report_frequency_usec ||
+	    a->node_status_update_frequency_usec != b->node_status_update_frequency_usec ||
 	    a->log_verbosity != b->log_verbosity || !a->register_node != !b->register_node ||
 	    a->content_type != b->content_type || a->n_node_labels != b->n_node_labels ||
 	    a->n_register_with_taints != b->n_register_with_taints)
@@ -150,6 +153,8 @@ int nl_nodelet_config_apply_flags(nl_nodelet_config *dst, const nl_nodelet_confi
 		dst->lease_duration_seconds = flags->lease_duration_seconds;
 	if (flags->set & NL_NC_NODE_STATUS_REPORT_FREQUENCY)
 		dst->node_status_report_frequency_usec = flags->node_status_report_frequency_usec;
+	if (flags->set & NL_NC_NODE_STATUS_UPDATE_FREQUENCY)
+		dst->node_status_update_frequency_usec = flags->node_status_update_frequency_usec;
 	if (flags->set & NL_NC_LOG_VERBOSITY)
 		dst->log_verbosity = flags->log_verbosity;
 	if (flags->set & NL_NC_REGISTER_NODE)

@@ -22,9 +22,13 @@ struct nl_scn_agent {
 };
 
 /* The agent's configuration fields (the rest of `agent:` is identity). */
-static const char *const config_keys[] = {"leaseDurationSeconds", "nodeStatusReportFrequency",
-                                          "registerNode",         "nodeLabels",
-                                          "registerWithTaints",   "logVerbosity"};
+static const char *const config_keys[] = {"leaseDurationSeconds",
+                                          "nodeStatusReportFrequency",
+                                          "nodeStatusUpdateFrequency",
+                                          "registerNode",
+                                          "nodeLabels",
+                                          "registerWithTaints",
+                                          "logVerbosity"};
 
 /* The NodeletConfiguration of `agent:` (its configuration fields),
  * decoded and validated. NL_EPARSE / NL_EINVALID with err set. */

@@ -446,6 +446,7 @@ static int parse_cluster(nl_scn__pctx *c, json_object *v)
  * decoder and validation. */
 static const char *const config_keys[] = {"leaseDurationSeconds",
                                           "nodeStatusReportFrequency",
+                                          "nodeStatusUpdateFrequency",
                                           "registerNode",
                                           "nodeLabels",
                                           "registerWithTaints",
@@ -485,6 +486,7 @@ static int parse_agent(nl_scn__pctx *c, json_object *v)
 	                                   "dynamicConfig",
 	                                   "leaseDurationSeconds",
 	                                   "nodeStatusReportFrequency",
+	                                   "nodeStatusUpdateFrequency",
 	                                   "registerNode",
 	                                   "nodeLabels",
 	                                   "registerWithTaints",

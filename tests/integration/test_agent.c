@@ -547,7 +547,8 @@ static void test_agent__unreachable_server_is_not_busy_looped(void)
 
 /* Steady state: after registration and creation, exactly one UPDATE per
  * renew interval (10 s plus up to 4 % jitter, counted from the end of the
- * previous sync) and no GET; no status report before 5 minutes. */
+ * previous sync), no GET of the lease, only the status check's read of the
+ * Node from the cache; no status report before 5 minutes. */
 static void test_agent__steady_state_is_one_update_per_interval(void)
 {
 	fixture x;
@@ -563,9 +564,12 @@ static void test_agent__steady_state_is_one_update_per_interval(void)
 	size_t n = times_of(puts, 32, seq, "PUT", "leases");
 	CU_ASSERT(n >= 19 && n <= 20);
 	char *t = trace(seq);
-	CU_ASSERT_PTR_NULL(strstr(t, "GET"));
+	CU_ASSERT_PTR_NULL(strstr(t, "GET leases"));
+	CU_ASSERT_PTR_NULL(strstr(t, "GET nodes 200"));
 	CU_ASSERT_PTR_NULL(strstr(t, "PATCH"));
 	free(t);
+	CU_ASSERT_EQUAL(times_of(puts, 32, seq, "GET", "nodes"), 19);
+	n = times_of(puts, 32, seq, "PUT", "leases");
 	int64_t prev = START;
 	for (size_t i = 0; i < n; i++) {
 		CU_ASSERT(puts[i] - prev >= 10 * SEC && puts[i] - prev <= 10400 * MS);
@@ -579,8 +583,9 @@ static void test_agent__steady_state_is_one_update_per_interval(void)
 }
 
 /* Without registration the Node appears later: until then each interval
- * costs GET lease + GET node and creates nothing; then the lease is created
- * owned by the Node. */
+ * costs GET lease + GET node (and the status check its GET) and creates
+ * nothing; then the status is reported and the lease is created owned by
+ * the Node. */
 static void test_agent__node_appearing_later_gets_its_lease(void)
 {
 	fixture x;
@@ -594,12 +599,14 @@ static void test_agent__node_appearing_later_gets_its_lease(void)
 	ASSERT_TRACE(seq, "GET nodes?resourceVersion=0 404, GET leases 404, GET nodes 404");
 	seq = last_seq();
 	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10400 * MS), 0);
-	ASSERT_TRACE(seq, "GET leases 404, GET nodes 404");
+	ASSERT_TRACE(seq, "GET nodes?resourceVersion=0 404, GET leases 404, GET nodes 404");
 	CU_ASSERT_PTR_NULL(nl_agent_lease(x.agent));
 	create_node(&x, NODE_N1);
 	seq = last_seq();
 	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10400 * MS), 0);
-	ASSERT_TRACE(seq, "GET leases 404, GET nodes 200, POST leases 201");
+	ASSERT_TRACE(seq,
+	             "GET nodes?resourceVersion=0 200, PATCH nodes/status 200, GET leases 404, "
+	             "GET nodes 200, POST leases 201");
 	assert_lease_owned_and_cached(&x);
 	CU_ASSERT_FALSE(nl_agent_registered(x.agent));
 	nl_agent_stop(x.agent);
@@ -807,6 +814,63 @@ static void test_agent__status_sync_patches_only_on_change_or_when_due(void)
 	                       "2026-11-29T15:01:00Z");
 	json_object_put(node);
 	CU_ASSERT_EQUAL(nl_agent_status_reports(x.agent), 2);
+	fixture_free(&x);
+}
+
+/* Status is checked every nodeStatusUpdateFrequency (10 s, jittered by up
+ * to 4 %, as kubelet's JitterUntil(syncNodeStatus)): a GET from the cache
+ * each time, a PATCH only when something differs or a report is due. */
+static void test_agent__status_is_checked_every_update_frequency(void)
+{
+	fixture x;
+	int64_t gets[16];
+	fixture_init(&x);
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	/* Registration, the first report, the lease and its owner's GET. */
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 62 * SEC), 0);
+	size_t n = times_of(gets, 16, seq, "GET", "nodes");
+	CU_ASSERT_EQUAL(n, 6);
+	int64_t prev = START;
+	for (size_t i = 0; i < n; i++) {
+		CU_ASSERT(gets[i] - prev >= 10 * SEC && gets[i] - prev <= 10400 * MS);
+		prev = gets[i];
+	}
+	CU_ASSERT_EQUAL(times_of(gets, 16, seq, "PATCH", "nodes"), 0);
+	nl_agent_stop(x.agent);
+	fixture_free(&x);
+}
+
+/* The Node went Unknown though this agent never missed a renewal (the lease
+ * was deleted and recreated by someone else, the controller's clock jumped):
+ * no lapse to notice, yet the next periodic check finds Ready=Unknown and
+ * patches it back within one update period. */
+static void test_agent__unknown_is_repaired_within_an_update_period(void)
+{
+	fixture x;
+	json_object *out = NULL;
+	int64_t patches[4];
+	fixture_init(&x);
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 30 * SEC), 0);
+	const char *p = "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":"
+	                "\"Unknown\",\"reason\":\"NodeStatusUnknown\"}]}}";
+	CU_ASSERT_EQUAL(
+	    nl_node_patch_status(&out, x.client, "n1", NL_PATCH_STRATEGIC, p, strlen(p), NULL), 0);
+	json_object_put(out);
+	uint64_t seq = last_seq();
+	int64_t at = nl_clock_now(x.clock);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 11 * SEC), 0);
+	CU_ASSERT_EQUAL_FATAL(times_of(patches, 4, seq, "PATCH", "nodes"), 1);
+	CU_ASSERT(patches[0] - at <= 10400 * MS);
+	json_object *node = get(&x, NODE_PATH);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(nl_node_condition(node, "Ready"), "status"),
+	                       "True");
+	json_object_put(node);
+	nl_agent_stop(x.agent);
 	fixture_free(&x);
 }
 
@@ -1134,6 +1198,10 @@ static CU_TestInfo tests[] = {
      test_agent__status_is_reported_at_the_report_frequency},
     {"status_sync_patches_only_on_change_or_when_due",
      test_agent__status_sync_patches_only_on_change_or_when_due},
+    {"status_is_checked_every_update_frequency",
+     test_agent__status_is_checked_every_update_frequency},
+    {"unknown_is_repaired_within_an_update_period",
+     test_agent__unknown_is_repaired_within_an_update_period},
     {"lapse_is_repaired_at_once", test_agent__lapse_is_repaired_at_once},
     {"new_config_takes_effect_at_once", test_agent__new_config_takes_effect_at_once},
     {"dynamic_config_restarts_the_agent", test_agent__dynamic_config_restarts_the_agent},

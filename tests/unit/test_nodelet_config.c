@@ -204,6 +204,32 @@ static void test_nodelet_config__validation_uses_field_paths(void)
 	         "nodeStatusReportFrequency: Invalid value: \"0s\": must be greater than 0");
 	validate(HEAD "nodeStatusReportFrequency: -1m\n",
 	         "nodeStatusReportFrequency: Invalid value: \"-1m0s\": must be greater than 0");
+	validate(HEAD "nodeStatusUpdateFrequency: 0s\nnodeStatusReportFrequency: 1m\n",
+	         "nodeStatusUpdateFrequency: Invalid value: \"0s\": must be greater than 0");
+}
+
+/* kubelet's defaulting: the update frequency is 10 s; a configuration that
+ * gives only it reports at that frequency too (written before the report
+ * frequency existed); both given, each keeps its own. */
+static void test_nodelet_config__update_frequency_defaults_the_report_one(void)
+{
+	nl_nodelet_config *c = parse_ok(HEAD);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->node_status_update_frequency_usec, INT64_C(10000000));
+	nl_nodelet_config_free(c);
+	c = parse_ok(HEAD "nodeStatusUpdateFrequency: 20s\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->node_status_update_frequency_usec, INT64_C(20000000));
+	CU_ASSERT_EQUAL(c->node_status_report_frequency_usec, INT64_C(20000000));
+	CU_ASSERT_EQUAL(c->set, NL_NC_NODE_STATUS_UPDATE_FREQUENCY);
+	nl_nodelet_config_free(c);
+	c = parse_ok(HEAD "nodeStatusUpdateFrequency: 20s\nnodeStatusReportFrequency: 1m\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->node_status_report_frequency_usec, INT64_C(60000000));
+	nl_nodelet_config_free(c);
+	parse_fails(HEAD "nodeStatusUpdateFrequency: 10\n", NL_EPARSE,
+	            "test.yaml: json: cannot unmarshal number into Go struct field "
+	            "NodeletConfiguration.nodeStatusUpdateFrequency of type string");
 }
 
 static void test_nodelet_config__several_errors_are_aggregated(void)
@@ -310,7 +336,8 @@ static void test_nodelet_config__copy_equal_and_json_round_trip(void)
 	NL_ASSERT_JSON_EQ(
 	    j, "{\"apiVersion\":\"nodelet.io/v1alpha1\",\"kind\":\"NodeletConfiguration\","
 	       "\"leaseDurationSeconds\":9,\"nodeStatusReportFrequency\":\"1m30s\","
-	       "\"nodeLabels\":{\"a\":\"b\"},\"registerWithTaints\":[{\"key\":\"k\","
+	       "\"nodeStatusUpdateFrequency\":\"10s\",\"nodeLabels\":{\"a\":\"b\"},"
+	       "\"registerWithTaints\":[{\"key\":\"k\","
 	       "\"effect\":\"NoSchedule\"}],\"logVerbosity\":0,\"registerNode\":true,"
 	       "\"contentType\":\"application/vnd.kubernetes.protobuf\"}");
 	const char *text = json_object_to_json_string(j);
@@ -398,6 +425,8 @@ static void test_nodelet_config__content_type(void)
 
 static CU_TestInfo tests[] = {
     {"defaults_when_absent", test_nodelet_config__defaults_when_absent},
+    {"update_frequency_defaults_the_report_one",
+     test_nodelet_config__update_frequency_defaults_the_report_one},
     {"example_fixture_loads_and_validates",
      test_nodelet_config__example_fixture_loads_and_validates},
     {"json_document_decodes_like_yaml", test_nodelet_config__json_document_decodes_like_yaml},

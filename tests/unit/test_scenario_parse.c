@@ -145,7 +145,8 @@ static void test_scenario_parse__cluster_and_agent(void)
 	    "agent: {nodeName: edge, dynamic: true}\nsteps: [start]\n",
 	    "t.yaml:1:25: agent.dynamic: unknown field (expected one of: nodeName, "
 	    "leaseName, leaseNamespace, jitterSeed, dynamicConfig, leaseDurationSeconds, "
-	    "nodeStatusReportFrequency, registerNode, nodeLabels, registerWithTaints, "
+	    "nodeStatusReportFrequency, nodeStatusUpdateFrequency, registerNode, nodeLabels, "
+	    "registerWithTaints, "
 	    "logVerbosity)");
 }
 

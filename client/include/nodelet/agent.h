@@ -32,9 +32,9 @@
 #define NL_AGENT_READY_MESSAGE "nodelet is posting ready status"
 /* kubelet's nodeStatusUpdateRetry: status attempts per sync. */
 #define NL_AGENT_STATUS_UPDATE_RETRIES 5
-/* While a status report is owed and failing, try again this often
- * (kubelet's nodeStatusUpdateFrequency). */
-#define NL_AGENT_STATUS_RETRY_USEC (10 * NL_USEC_PER_SEC)
+/* The status check runs every nodeStatusUpdateFrequency jittered by up to
+ * this factor (kubelet: wait.JitterUntil(syncNodeStatus, freq, 0.04)). */
+#define NL_AGENT_STATUS_JITTER 0.04
 /* kubelet's registerWithAPIServer backoff: 100 ms doubled before each wait
  * (first wait 200 ms), capped at 7 s, no attempt limit. */
 #define NL_AGENT_REGISTER_BACKOFF_START_USEC (100 * NL_USEC_PER_MSEC)

@@ -32,6 +32,7 @@
 #define NL_NODELET_CONFIG_MAX_LEASE_DURATION_SECONDS 3600
 /* kubelet's nodeStatusReportFrequency default: 5 minutes. */
 #define NL_NODELET_CONFIG_DEFAULT_STATUS_REPORT_FREQUENCY_USEC (INT64_C(300) * INT64_C(1000000))
+#define NL_NODELET_CONFIG_DEFAULT_STATUS_UPDATE_FREQUENCY_USEC (INT64_C(10) * INT64_C(1000000))
 #define NL_NODELET_CONFIG_MAX_LOG_VERBOSITY 10
 
 /* Bits of nl_nodelet_config.set: which fields a document or the command line
@@ -44,6 +45,7 @@ enum {
 	NL_NC_LOG_VERBOSITY = 1u << 4,
 	NL_NC_REGISTER_NODE = 1u << 5,
 	NL_NC_CONTENT_TYPE = 1u << 6,
+	NL_NC_NODE_STATUS_UPDATE_FREQUENCY = 1u << 7,
 };
 
 typedef struct {
@@ -58,10 +60,16 @@ typedef struct {
 } nl_taint;
 
 typedef struct {
-	int32_t lease_duration_seconds;            /* leaseDurationSeconds, default 40 */
-	int64_t node_status_report_frequency_usec; /* nodeStatusReportFrequency, default 5m */
-	int32_t log_verbosity;                     /* logVerbosity, default 0 */
-	int register_node;                         /* registerNode, default true */
+	int32_t lease_duration_seconds; /* leaseDurationSeconds, default 40 */
+	/* nodeStatusReportFrequency, default 5m; when only
+	 * nodeStatusUpdateFrequency is given, that value (kubelet's
+	 * backward-compatible defaulting). */
+	int64_t node_status_report_frequency_usec;
+	/* nodeStatusUpdateFrequency, default 10s: how often the status is
+	 * compared with the server's (a PATCH only on change or when due). */
+	int64_t node_status_update_frequency_usec;
+	int32_t log_verbosity; /* logVerbosity, default 0 */
+	int register_node;     /* registerNode, default true */
 	/* contentType (kubelet's KubeletConfiguration field and its
 	 * --kube-api-content-type flag): "application/vnd.kubernetes.protobuf"
 	 * (the default) or "application/json". Read when the agent makes its
