@@ -203,7 +203,7 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, const mock_req
 	return ret;
 }
 
-/* A Content-Length over the limit is refused before reading the body. */
+/* A Content-Length over the limit: the body is drained, never kept. */
 static int declared_too_large(struct MHD_Connection *conn, size_t max)
 {
 	const char *cl =
@@ -408,12 +408,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		c->t0 = mock_metrics_now();
 		c->too_large = declared_too_large(conn, s->opts.max_body);
 		*con_cls = c;
-		if (!c->too_large)
-			return MHD_YES;
+		return MHD_YES;
 	}
 	if (*upload_data_size > 0) {
-		/* Past the limit keep draining, answer 413 at the end: MHD
-		 * cannot queue an answer in the middle of a chunked upload. */
+		/* Past the limit (declared or crossed) keep draining and
+		 * answer 413 at the end, as kube-apiserver reads before it
+		 * answers: closing with the body unread resets the connection
+		 * and the client may lose the answer. MHD cannot queue one in
+		 * the middle of a chunked upload anyway. A drain keeps no
+		 * memory, only the connection's slot. */
 		if (!c->too_large && nl_buf_add(&c->body, upload_data, *upload_data_size) != 0)
 			c->too_large = 1;
 		*upload_data_size = 0;
