@@ -17,6 +17,7 @@
  * are resolved by yaml_scalar.c (go-yaml's rules, Go's number texts) rather
  * than by json-c, whose tokener silently clamps integers beyond 64 bits. */
 #include <nodelet/doc.h>
+#include <nodelet/json_text.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -350,10 +351,8 @@ static int key_text(struct doc_ctx *c, const struct ynode *k, const nl__scalar *
 	char buf[48];
 	switch (s->kind) {
 	case NL__SC_STR:
-		if (memchr(s->s, '\0', s->slen))
-			return doc_fail(c, NL_EPARSE, k->mark,
-			                "invalid map key: contains a NUL byte");
-		*out = strdup(s->s);
+		/* sigs.k8s.io/yaml keeps a NUL ("\0"): validation judges it. */
+		*out = nl_json_key_mark(s->s, s->slen);
 		return *out ? 0 : doc_nomem(c);
 	case NL__SC_INT:
 		snprintf(buf, sizeof(buf), "%" PRId64, s->i);

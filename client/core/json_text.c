@@ -342,6 +342,95 @@ int nl_json_key_has_nul(const char *s)
 	return s && strstr(s, NL_JSON_KEY_NUL) != NULL;
 }
 
+/* Copies [p, q) into o (when o is not NULL) with each marker written as
+ * \u0000; the length written. */
+static size_t unmark_span(char *o, const char *p, const char *q)
+{
+	size_t w = 0;
+	while (p < q) {
+		if (q - p >= 2 && memcmp(p, NL_JSON_KEY_NUL, 2) == 0) {
+			if (o)
+				memcpy(o + w, "\\u0000", 6);
+			w += 6;
+			p += 2;
+		} else {
+			if (o)
+				o[w] = *p;
+			w++;
+			p++;
+		}
+	}
+	return w;
+}
+
+/* One pass over text: the output's length, written to o unless NULL. */
+static size_t unmark_pass(char *o, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *copied = text;
+	size_t w = 0;
+	while (p < end) {
+		if (*p != '"') {
+			p++;
+			continue;
+		}
+		const char *q = skip_string(p, end);
+		if (!q)
+			break;
+		const char *after = nl_json_text_skip_ws(q, end);
+		if (after < end && *after == ':') {
+			size_t n = (size_t)(p - copied);
+			if (o)
+				memcpy(o + w, copied, n);
+			w += n;
+			w += unmark_span(o ? o + w : NULL, p, q);
+			copied = q;
+		}
+		p = q;
+	}
+	size_t n = (size_t)(end - copied);
+	if (o)
+		memcpy(o + w, copied, n);
+	return w + n;
+}
+
+int nl_json_text_unmark_keys(char **out, size_t *out_len, const char *text, size_t len)
+{
+	*out = NULL;
+	if (!memmem(text, len, NL_JSON_KEY_NUL, 2))
+		return 0;
+	size_t n = unmark_pass(NULL, text, len);
+	if (n == len)
+		return 0;
+	char *buf = malloc(n + 1);
+	if (!buf)
+		return NL_ENOMEM;
+	unmark_pass(buf, text, len);
+	buf[n] = '\0';
+	*out = buf;
+	*out_len = n;
+	return 0;
+}
+
+char *nl_json_key_mark(const char *s, size_t len)
+{
+	size_t nuls = 0, w = 0;
+	for (size_t i = 0; i < len; i++)
+		nuls += s[i] == '\0';
+	char *buf = malloc(len + nuls + 1);
+	if (!buf)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i]) {
+			buf[w++] = s[i];
+		} else {
+			memcpy(buf + w, NL_JSON_KEY_NUL, 2);
+			w += 2;
+		}
+	}
+	buf[w] = '\0';
+	return buf;
+}
+
 char *nl_json_key_unmark(const char *s, size_t *len)
 {
 	size_t n = strlen(s), w = 0;

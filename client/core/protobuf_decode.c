@@ -3,6 +3,7 @@
  * apimachinery's protobuf serializer. The tree is the one Go's JSON encoder
  * would write for the decoded struct. */
 #include <nodelet/base64.h>
+#include <nodelet/json_text.h>
 #include <nodelet/protobuf.h>
 #include <nodelet/time.h>
 
@@ -278,9 +279,8 @@ static int decode_map_entry(dctx *c, const nl_field *f, const unsigned char *p, 
 		if (rc)
 			return rc;
 	}
-	if (memchr(k, '\0', klen))
-		return fail(c, "proto: map key holds a NUL byte");
-	char *key = strndup((const char *)k, klen);
+	/* gogo's Unmarshal keeps a NUL: validation judges it. */
+	char *key = nl_json_key_mark((const char *)k, klen);
 	json_object *val = NULL;
 	int rc = 0;
 	if (!key) {

@@ -139,13 +139,9 @@ static int mark_value(json_object *v)
 	size_t n = (size_t)json_object_get_string_len(v);
 	if (strlen(s) == n)
 		return 0;
-	nl_buf b;
-	nl_buf_init(&b, 0);
-	for (size_t i = 0; i < n; i++)
-		if (nl_buf_add(&b, s[i] ? s + i : NL_JSON_KEY_NUL, s[i] ? 1 : 2) != 0)
-			break;
-	int ok = b.len >= n && json_object_set_string_len(v, b.data, (int)b.len) == 1;
-	nl_buf_free(&b);
+	char *marked = nl_json_key_mark(s, n);
+	int ok = marked && json_object_set_string(v, marked) == 1;
+	free(marked);
 	return ok ? 0 : NL_ENOMEM;
 }
 

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <nodelet/doc.h>
+#include <nodelet/json_text.h>
 #include <nodelet/meta.h>
 #include <nodelet/protobuf.h>
 #include <nodelet/schema.h>
@@ -351,12 +352,17 @@ static void unrecognized(mock_response *resp, const char *kind, const char *msg,
 	                                          kind, msg, summary));
 }
 
-/* Hand the handlers doc's compact JSON as the body (consumes doc). */
+/* Hand the handlers doc's compact JSON as the body (consumes doc). A NUL
+ * in a member name (held marked by the YAML and protobuf decoders) is
+ * written as \u0000, so the JSON body parser reads the same name. */
 static int body_from_doc(mock_negotiated_request *out, json_object *doc, mock_response *resp)
 {
 	size_t len = 0;
+	char *unmarked = NULL;
 	const char *text = nl_json_compact(doc, &len);
-	out->json = text ? strndup(text, len) : NULL;
+	if (text && nl_json_text_unmark_keys(&unmarked, &len, text, len) != 0)
+		text = NULL;
+	out->json = unmarked ? unmarked : text ? strndup(text, len) : NULL;
 	json_object_put(doc);
 	if (!out->json) {
 		mock_response_status(resp, nl_status_internal("out of memory"));

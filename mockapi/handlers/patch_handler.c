@@ -148,12 +148,9 @@ static int mark_pointer_nuls(json_object *ops)
 			size_t n = (size_t)json_object_get_string_len(v);
 			if (strlen(s) == n)
 				continue;
-			nl_buf b;
-			nl_buf_init(&b, 0);
-			for (size_t j = 0; j < n; j++)
-				nl_buf_add(&b, s[j] ? s + j : NL_JSON_KEY_NUL, s[j] ? 1 : 2);
-			int rc = b.data ? json_object_set_string_len(v, b.data, (int)b.len) : 0;
-			nl_buf_free(&b);
+			char *marked = nl_json_key_mark(s, n);
+			int rc = marked ? json_object_set_string(v, marked) : 0;
+			free(marked);
 			if (rc != 1)
 				return NL_ENOMEM;
 		}

@@ -209,15 +209,17 @@ static void test_strings__invalid_utf8_in_patch(void)
 	json_object_put(req(200, "DELETE", CM_PATH "/cm-up", NULL));
 }
 
-static size_t discard(char *p, size_t size, size_t n, void *u)
+/* Into the nl_buf at u, when there is one. */
+static size_t collect(char *p, size_t size, size_t n, void *u)
 {
-	(void)p;
-	(void)u;
+	if (u && nl_buf_add(u, p, size * n) != 0)
+		return 0;
 	return size * n;
 }
 
-/* POST a protobuf body (binary, NULs and all): the HTTP code. */
-static long post_protobuf(const char *path, const nl_buf *body)
+/* POST a protobuf body (binary, NULs and all): the HTTP code; the answer
+ * into *answer unless it is NULL. */
+static long post_protobuf_to(const char *path, const nl_buf *body, nl_buf *answer)
 {
 	char url[512];
 	long code = 0;
@@ -228,13 +230,51 @@ static long post_protobuf(const char *path, const nl_buf *body)
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hs);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body->data);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)body->len);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, answer);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
 	CU_ASSERT_EQUAL_FATAL(curl_easy_perform(c), CURLE_OK);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	curl_slist_free_all(hs);
 	curl_easy_cleanup(c);
 	return code;
+}
+
+static long post_protobuf(const char *path, const nl_buf *body)
+{
+	return post_protobuf_to(path, body, NULL);
+}
+
+/* A NUL in a map key reaches validation from YAML ("\0" in a double-quoted
+ * scalar, which sigs.k8s.io/yaml keeps) and from protobuf (gogo's Unmarshal
+ * keeps a map key's bytes): the same 422 as the JSON body's \u0000. */
+static void test_strings__nul_in_yaml_and_protobuf_keys(void)
+{
+	json_object *st = req_ct(422, "POST", CM_PATH,
+	                         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-nul}\n"
+	                         "data:\n  \"ok\\0/../../x\": v\n",
+	                         "application/yaml");
+	assert_golden(st, "status/invalid-configmap-nul-key.json");
+	json_object_put(st);
+
+	json_object *cm = nl_test_json("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	                               "\"metadata\":{\"name\":\"cm-nul\"},"
+	                               "\"data\":{\"okZ/../../x\":\"v\"}}");
+	nl_buf b, answer;
+	nl_buf_init(&b, 0);
+	nl_buf_init(&answer, 0);
+	CU_ASSERT_EQUAL_FATAL(nl_pb_encode_object(&b, cm), 0);
+	char *z = memmem(b.data, b.len, "okZ/", 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(z);
+	z[2] = '\0';
+	CU_ASSERT_EQUAL(post_protobuf_to(CM_PATH, &b, &answer), 422);
+	st = json_tokener_parse(answer.data ? answer.data : "");
+	assert_golden(st, "status/invalid-configmap-nul-key.json");
+	json_object_put(st);
+	json_object_put(req(404, "GET", CM_PATH "/cm-nul", NULL));
+	nl_buf_free(&answer);
+	nl_buf_free(&b);
+	json_object_put(cm);
 }
 
 /* A protobuf string field is bytes to Go (gogo's Unmarshal keeps them),
@@ -345,6 +385,7 @@ static CU_TestInfo tests[] = {
     {"nul_in_url_name_is_not_cut", test_strings__nul_in_url_name_is_not_cut},
     {"client_decodes_as_go", test_strings__client_decodes_as_go},
     {"protobuf_bodies_as_json_sees_them", test_strings__protobuf_bodies_as_json_sees_them},
+    {"nul_in_yaml_and_protobuf_keys", test_strings__nul_in_yaml_and_protobuf_keys},
     CU_TEST_INFO_NULL,
 };
 

@@ -167,6 +167,29 @@ static void test_json_text__clean_nul_in_keys(void)
 	free(k);
 }
 
+/* The marker made by any decoder, back to \u0000 in JSON text: in member
+ * names only (a value's c0 80 is bad UTF-8 for the cleaner to replace); a
+ * marked tree's text cleans to the same tree. */
+static void test_json_text__unmark_keys(void)
+{
+	char *k = nl_json_key_mark("a\0b\0", 4);
+	CU_ASSERT(k && strcmp(k, "a" NL_JSON_KEY_NUL "b" NL_JSON_KEY_NUL) == 0);
+	free(k);
+	const char in[] = "{\"o" NL_JSON_KEY_NUL "k\":\"v" NL_JSON_KEY_NUL
+	                  "\",\"x\\\"" NL_JSON_KEY_NUL "\" : [{\"" NL_JSON_KEY_NUL "\":1}]}";
+	char *out = NULL;
+	size_t n = 0;
+	CU_ASSERT_EQUAL_FATAL(nl_json_text_unmark_keys(&out, &n, in, sizeof(in) - 1), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_STRING_EQUAL(out, "{\"o\\u0000k\":\"v" NL_JSON_KEY_NUL "\",\"x\\\"\\u0000\" : "
+	                            "[{\"\\u0000\":1}]}");
+	CU_ASSERT_EQUAL(n, strlen(out));
+	free(out);
+	out = (char *)"x";
+	CU_ASSERT_EQUAL(nl_json_text_unmark_keys(&out, &n, "{\"a\":\"b\"}", 9), 0);
+	CU_ASSERT_PTR_NULL(out);
+}
+
 /* Cleaned text has only valid UTF-8 inside strings: cleaning it again
  * changes nothing (the key marker aside, which is not UTF-8 on purpose). */
 static void test_json_text__clean_is_idempotent(void)
@@ -191,6 +214,7 @@ static CU_TestInfo tests[] = {
     {"clean_surrogates", test_json_text__clean_surrogates},
     {"clean_nul_in_keys", test_json_text__clean_nul_in_keys},
     {"clean_is_idempotent", test_json_text__clean_is_idempotent},
+    {"unmark_keys", test_json_text__unmark_keys},
     CU_TEST_INFO_NULL,
 };
 

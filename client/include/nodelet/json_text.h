@@ -73,6 +73,19 @@ int nl_json_text_clean(char **out, size_t *out_len, const char *text, size_t len
  * a terminating NUL (caller frees), NULL when out of memory. */
 char *nl_json_key_unmark(const char *s, size_t *len);
 
+/* [s, s+len) with each NUL as NL_JSON_KEY_NUL, as a C string (caller
+ * frees): how every decoder (JSON, YAML, protobuf) holds a NUL in a map key
+ * or name. NULL when out of memory. */
+char *nl_json_key_mark(const char *s, size_t len);
+
+/* JSON text (json-c's output of a tree whose member names hold
+ * NL_JSON_KEY_NUL) with each marker inside a member name written as
+ * \u0000, so that nl_json_text_clean reads the same names back. Markers in
+ * values are left alone (there they are bad UTF-8). *out is NULL when
+ * nothing changes, else a new NUL-terminated copy of *out_len bytes (caller
+ * frees). 0, or NL_ENOMEM. */
+int nl_json_text_unmark_keys(char **out, size_t *out_len, const char *text, size_t len);
+
 /* Whether s holds NL_JSON_KEY_NUL. */
 int nl_json_key_has_nul(const char *s);
 
