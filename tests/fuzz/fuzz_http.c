@@ -280,6 +280,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(mock_server_new(&s, &opts, &err) == 0);
 	mock_api *api = &s->api; /* in-process: no HTTP, no faults */
 
+	uint64_t rv0 = mock_store_rv(mock_server_store(s));
 	const char *p = (const char *)data, *end = p + size;
 	fuzz_request fr;
 	for (int i = 0; i < MAX_REQUESTS && parse_request(&fr, &p, end); i++) {
@@ -292,7 +293,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		clock_usec += 10 * 1000000LL;
 		mock_server_tick(s);
 	}
-	check_store(api);
+	/* The seeded objects were checked when they were first stored. */
+	if (mock_store_rv(mock_server_store(s)) != rv0)
+		check_store(api);
 	mock_server_free(s);
 	return 0;
 }
