@@ -54,6 +54,10 @@ int nl__config_status_set_error_override(nl__config_status *st, const char *erro
 /* {"assigned":…, "active":…, "lastKnownGood":…, "error":…}: the override in
  * place of the error when set; absent parts omitted. NULL on ENOMEM. */
 json_object *nl__config_status_json(const nl__config_status *st);
+/* Which configuration runs, as the condition's message says it ("using
+ * current: …", "using last-known-good: …") into out, cut to outlen; returns
+ * "assigned", "last-known-good" or "local" (static). */
+const char *nl__config_status_using(char *out, size_t outlen, const nl__config_status *st);
 /* The status sync step (see nl_config_controller_sync_status). */
 int nl__config_status_sync(nl_config_controller *cc);
 

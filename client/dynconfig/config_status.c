@@ -137,15 +137,24 @@ static void build_condition(condition *c, const nl__config_status *st)
 		snprintf(c->reason, sizeof(c->reason), "%s",
 		         st->assigned ? NL_CONFIG_REASON_CURRENT_REMOTE_OK
 		                      : NL_CONFIG_REASON_CURRENT_LOCAL_OK);
-	if (!st->active)
-		snprintf(c->message, sizeof(c->message), "%s",
+	nl__config_status_using(c->message, sizeof(c->message), st);
+}
+
+const char *nl__config_status_using(char *out, size_t outlen, const nl__config_status *st)
+{
+	/* No active source with one assigned: the assigned config failed and
+	 * there was no last-known-good, so the local config stands in for it. */
+	if (!st->active) {
+		snprintf(out, outlen, "%s",
 		         st->assigned ? NL_CONFIG_MSG_LKG_LOCAL : NL_CONFIG_MSG_CURRENT_LOCAL);
-	else if (nl_config_source_equal(st->active, st->assigned))
-		remote_message(c->message, sizeof(c->message), NL_CONFIG_MSG_CURRENT_REMOTE_FMT,
-		               st->active);
-	else
-		remote_message(c->message, sizeof(c->message), NL_CONFIG_MSG_LKG_REMOTE_FMT,
-		               st->active);
+		return st->assigned ? "last-known-good" : "local";
+	}
+	if (nl_config_source_equal(st->active, st->assigned)) {
+		remote_message(out, outlen, NL_CONFIG_MSG_CURRENT_REMOTE_FMT, st->active);
+		return "assigned";
+	}
+	remote_message(out, outlen, NL_CONFIG_MSG_LKG_REMOTE_FMT, st->active);
+	return "last-known-good";
 }
 
 static json_object *find_condition(json_object *node)

@@ -397,8 +397,14 @@ static void restart_with(nl_config_controller *cc, const nl_config_source *src)
 	NL_LOG_INFO("%s", message);
 	/* What the restarted process would do first. */
 	int rc = nl_config_controller_bootstrap(&cfg, cc, &err);
-	if (rc != 0)
+	if (rc != 0) {
 		NL_LOG_ERROR("failed to bootstrap the new configuration: %s", err.msg);
+	} else {
+		/* The Event names the assigned config; a rollback runs another. */
+		char using[1100];
+		const char *which = nl__config_status_using(using, sizeof(using), &cc->status);
+		NL_LOG_INFO("restarting on the %s configuration, %s", which, using);
+	}
 	if (cc->restart)
 		cc->restart(rc, cfg, cc->restart_payload);
 	else

@@ -138,9 +138,9 @@ static void restart(int rc, nl_nodelet_config *cfg, void *payload)
 		nl_nodelet_config_free(cfg);
 		return;
 	}
+	/* The controller logged which configuration (assigned, last-known-good
+	 * or local) this is. */
 	const nl_nodelet_config *use = cfg ? cfg : d->local;
-	NL_LOG_INFO("dynamic config: restarting on the %s configuration",
-	            cfg ? "assigned" : "local");
 	if (nl_agent_set_config(d->agent, use) != 0)
 		NL_LOG_ERROR("dynamic config: cannot apply the configuration: out of memory");
 	nl_log_set_verbosity(use->log_verbosity);

@@ -16,6 +16,7 @@
 #include "api/validation.h"
 #include "patch/patch.h"
 #include <nodelet/config_controller.h>
+#include <nodelet/fs.h>
 #include <nodelet/json_text.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
@@ -1382,6 +1383,147 @@ static void test_config_controller__options_are_checked(void)
 	nl_clock_free(clock);
 }
 
+/* --- what the log says, and what a steady state does not do ------------------------- */
+
+static FILE *quiet;
+
+/* Log into a temporary file from here to log_end. */
+static FILE *log_begin(void)
+{
+	FILE *f = tmpfile();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	nl_log_set_output(f);
+	return f;
+}
+
+/* What was logged since log_begin, NUL-terminated into buf. */
+static const char *log_end(FILE *f, char *buf, size_t len)
+{
+	nl_log_set_output(quiet);
+	rewind(f);
+	size_t n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* A rollback restarts on the last-known-good, and says so in the words of
+ * the status condition; only a working assignment is "the assigned". */
+static void test_config_controller__restart_logs_the_configuration_it_runs(void)
+{
+	harness h;
+	char buf[16384];
+	setup(&h);
+	FILE *f = log_begin();
+	CU_ASSERT_EQUAL(assign(&h, "uid-good", CONFIG_LEASE(12)), 0);
+	log_end(f, buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] restarting on the assigned configuration, using "
+	                                   "current: /api/v1/namespaces/bar/configmaps/foo, UID: "
+	                                   "uid-good, ResourceVersion: "));
+	CU_ASSERT_EQUAL(nl_clock_advance(h.clock, 10 * MIN + 10 * SEC), 0);
+	f = log_begin();
+	CU_ASSERT_EQUAL(assign(&h, "uid-bad", CONFIG_LEASE(0)), 0);
+	log_end(f, buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] restarting on the last-known-good configuration, "
+	                                   "using last-known-good: "
+	                                   "/api/v1/namespaces/bar/configmaps/foo, UID: uid-good, "
+	                                   "ResourceVersion: "));
+	CU_ASSERT_PTR_NULL(strstr(buf, "restarting on the assigned"));
+	CU_ASSERT_EQUAL(h.cfg ? h.cfg->lease_duration_seconds : 0, 12);
+	/* unassigned: the local configuration */
+	f = log_begin();
+	set_node_source(&h, 0, NULL);
+	CU_ASSERT_EQUAL(sync_config(&h), 0);
+	log_end(f, buf, sizeof(buf));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(buf, "] restarting on the local configuration, using current: local\n"));
+	teardown(&h);
+}
+
+/* Without a last-known-good, a failed assignment runs the local config in
+ * its place: kubelet's "using last-known-good: local". */
+static void test_config_controller__rollback_to_local_logs_last_known_good_local(void)
+{
+	harness h;
+	char buf[16384];
+	setup(&h);
+	FILE *f = log_begin();
+	CU_ASSERT_EQUAL(assign(&h, "uid-bad", CONFIG_LEASE(0)), 0);
+	log_end(f, buf, sizeof(buf));
+	CU_ASSERT_PTR_NULL(h.cfg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] restarting on the last-known-good configuration, "
+	                                   "using last-known-good: local\n"));
+	teardown(&h);
+}
+
+typedef struct {
+	int lkg_writes;
+} rename_counter;
+
+static int count_rename(const char *from, const char *to, void *payload)
+{
+	rename_counter *c = payload;
+	size_t n = strlen(to), k = strlen("/meta/last-known-good");
+	if (n >= k && strcmp(to + n - k, "/meta/last-known-good") == 0)
+		c->lkg_writes++;
+	return rename(from, to);
+}
+
+/* graduate compares before it writes: once the assigned config is the
+ * last-known-good, the check every 10 s writes (and fsyncs) nothing. */
+static void test_config_controller__graduated_steady_state_writes_nothing(void)
+{
+	harness h;
+	rename_counter c = {0};
+	nl_fs_ops fs = {.rename = count_rename, .payload = &c};
+	setup(&h);
+	nl_config_controller_free(h.cc);
+	nl_config_controller_options o = {.clock = h.clock,
+	                                  .ops = &h.ops,
+	                                  .node_name = NODE,
+	                                  .dynamic_config_dir = h.root,
+	                                  .restart = on_restart,
+	                                  .restart_payload = &h,
+	                                  .fs_ops = &fs};
+	CU_ASSERT_EQUAL_FATAL(nl_config_controller_new(&h.cc, &o), 0);
+	CU_ASSERT_EQUAL(bootstrap(&h), 0);
+	CU_ASSERT_EQUAL(assign(&h, "uid-1", CONFIG_LEASE(12)), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(h.clock, 10 * MIN + 10 * SEC), 0);
+	CU_ASSERT_EQUAL(c.lkg_writes, 1);
+	nl_config_source *l = lkg_in_store(&h);
+	ASSERT_STR(l ? l->uid : "", "uid-1");
+	nl_config_source_free(l);
+	/* 30 more checks */
+	CU_ASSERT_EQUAL(nl_clock_advance(h.clock, 5 * MIN), 0);
+	CU_ASSERT_EQUAL(c.lkg_writes, 1);
+	teardown(&h);
+}
+
+/* A sync that fails and then succeeds with the same assignment (no
+ * restart, which would reset the status anyway) clears the sync error. */
+static void test_config_controller__successful_sync_clears_the_error_without_restart(void)
+{
+	harness h;
+	setup(&h);
+	CU_ASSERT_EQUAL(assign(&h, "uid-1", CONFIG_LEASE(12)), 0);
+	CU_ASSERT_EQUAL(h.restarts, 1);
+	/* the informer's copy gone, the GET fails once */
+	nl_config_controller_on_configmap(h.cc, NULL);
+	h.api.fail[GET_CM] = NL_ESERVER;
+	CU_ASSERT_EQUAL(sync_config(&h), NL_ESERVER);
+	json_object *st = nl_config_controller_status(h.cc);
+	ASSERT_STR(nl_json_get_string(st, "error"),
+	           "failed to sync: failed to download config, see nodelet log for details");
+	json_object_put(st);
+	CU_ASSERT_EQUAL(sync_config(&h), 0);
+	CU_ASSERT_EQUAL(h.restarts, 1);
+	st = nl_config_controller_status(h.cc);
+	CU_ASSERT_PTR_NULL(json_object_object_get(st, "error"));
+	ASSERT_STR(nl_json_get_string(st, "active.configMap.uid"), "uid-1");
+	json_object_put(st);
+	teardown(&h);
+}
+
 static CU_TestInfo tests[] = {
     {"sync_source_nil_assigned_nil_no_restart",
      test_config_controller__sync_source_nil_assigned_nil_no_restart},
@@ -1444,10 +1586,16 @@ static CU_TestInfo tests[] = {
      test_config_controller__current_clusters_drop_status_config},
     {"loops_run_on_the_clock", test_config_controller__loops_run_on_the_clock},
     {"options_are_checked", test_config_controller__options_are_checked},
+    {"restart_logs_the_configuration_it_runs",
+     test_config_controller__restart_logs_the_configuration_it_runs},
+    {"rollback_to_local_logs_last_known_good_local",
+     test_config_controller__rollback_to_local_logs_last_known_good_local},
+    {"graduated_steady_state_writes_nothing",
+     test_config_controller__graduated_steady_state_writes_nothing},
+    {"successful_sync_clears_the_error_without_restart",
+     test_config_controller__successful_sync_clears_the_error_without_restart},
     CU_TEST_INFO_NULL,
 };
-
-static FILE *quiet;
 
 static int suite_init(void)
 {
