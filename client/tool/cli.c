@@ -282,6 +282,15 @@ static int run_once(nl_agent *a)
 	return nl_agent_sync_status(a);
 }
 
+/* The startup line, with the configuration the agent runs: after the
+ * dynamic config's bootstrap, which may have replaced the local one. */
+static void log_banner(nl_agent *a, const nl_cli_options *o)
+{
+	NL_LOG_INFO("nodelet %s: node \"%s\", API server %s, lease duration %ds", PACKAGE_VERSION,
+	            o->node_name, nl_client_server(nl_agent_client(a)),
+	            (int)nl_agent_config(a)->lease_duration_seconds);
+}
+
 static int run_forever(nl_agent *a, const nl_cli_options *o, const nl_nodelet_config *cfg)
 {
 	nl__dynconfig *dyn = NULL;
@@ -289,6 +298,7 @@ static int run_forever(nl_agent *a, const nl_cli_options *o, const nl_nodelet_co
 	if (o->dynamic_config_dir &&
 	    (rc = nl__dynconfig_start(&dyn, a, o->dynamic_config_dir, cfg, o->flags)) != 0)
 		return rc;
+	log_banner(a, o);
 	nl__agent_metrics *metrics = NULL;
 	nl_err err = {0};
 	if (o->metrics_bind_address &&
@@ -340,18 +350,16 @@ static int run(const nl_cli_options *o, const nl_nodelet_config *cfg)
 	pthread_sigmask(SIG_BLOCK, &sf.set, NULL);
 	if ((rc = make_agent(&a, o, cfg)) != 0)
 		return 1;
-	NL_LOG_INFO("nodelet %s: node \"%s\", API server %s, lease duration %ds", PACKAGE_VERSION,
-	            o->node_name, nl_client_server(nl_agent_client(a)),
-	            (int)cfg->lease_duration_seconds);
 	sf.agent = a;
 	if (pthread_create(&sf.thread, NULL, forward_signals, &sf) != 0) {
 		NL_LOG_ERROR("cannot start the signal thread");
 		nl_agent_free(a);
 		return 1;
 	}
-	if (o->once)
+	if (o->once) {
+		log_banner(a, o);
 		rc = run_once(a);
-	else
+	} else
 		rc = run_forever(a, o, cfg);
 	sf.quitting = 1;
 	pthread_kill(sf.thread, SIGTERM);

@@ -117,6 +117,25 @@ rc=$?
 agent_pid=
 [ "$rc" -eq 0 ] || fail "nodelet exited $rc on SIGINT"
 
+# The startup line shows the configuration the agent runs: here the
+# checkpointed dynamic config (20 s), not the local default (40 s).
+dyn="$work/dyn/store"
+mkdir -p "$dyn/meta" "$dyn/checkpoints/uid-20/7"
+printf '%s' '{"apiVersion":"nodelet.io/v1alpha1","kind":"SerializedNodeConfigSource","source":{"configMap":{"namespace":"kube-system","name":"agent-sh-5","uid":"uid-20","resourceVersion":"7","kubeletConfigKey":"nodelet"}}}' \
+	>"$dyn/meta/assigned"
+: >"$dyn/meta/last-known-good"
+printf 'apiVersion: nodelet.io/v1alpha1\nkind: NodeletConfiguration\nleaseDurationSeconds: 20\n' \
+	>"$dyn/checkpoints/uid-20/7/nodelet"
+"$NODELET" --kubeconfig "$work/kubeconfig" --node-name agent-sh-5 \
+	--dynamic-config-dir "$work/dyn" >"$work/agent.log" 2>&1 &
+agent_pid=$!
+for _ in $(seq 1 100); do grep -q 'lease duration' "$work/agent.log" && break; sleep 0.05; done
+grep -q 'node "agent-sh-5", API server .*, lease duration 20s$' "$work/agent.log" ||
+	fail "the startup line does not show the checkpointed lease duration"
+kill -TERM "$agent_pid"
+wait "$agent_pid"
+agent_pid=
+
 # --once: register, renew, report, exit 0; a server that is not there: exit 1.
 "$NODELET" --kubeconfig "$work/kubeconfig" --node-name agent-sh-3 --once >"$work/agent.log" 2>&1 ||
 	fail "--once failed"
