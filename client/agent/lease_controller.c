@@ -39,6 +39,9 @@ struct nl_lease_controller {
 	size_t latest_len;
 	/* latest parsed, for nl_lease_controller_latest only; dropped with it. */
 	json_object *latest_tree;
+	/* The last retry_update's attempts, and how many of them sent nothing
+	 * (the Node could not be read): what its failure message says. */
+	int round_attempts, round_unsent;
 	nl_jitter_until loop;
 };
 
@@ -742,6 +745,7 @@ static int update_once(nl_lease_controller *lc, const char *base, size_t base_le
 		             "renewing",
 		             lc->node_name);
 		json_object_put(lease);
+		lc->round_unsent++;
 		return NL_ENOTFOUND;
 	}
 	rc = call_update(&answer, &answer_len, &status, lc, lease, body, body_len);
@@ -770,11 +774,13 @@ static int retry_update(nl_lease_controller *lc, const char *base, size_t base_l
 	char *refetched = NULL; /* owned base after a conflict */
 	int rc = NL_ERROR;
 
+	lc->round_attempts = lc->round_unsent = 0;
 	for (int i = 0; i < NL_LEASE_MAX_UPDATE_RETRIES; i++) {
 		if (nl_clock_stopped(lc->clock)) {
 			rc = NL_ECANCELED;
 			break;
 		}
+		lc->round_attempts++;
 		/* base may be lc->latest, which a success replaces: not used after. */
 		if ((rc = update_once(lc, base, base_len)) == 0)
 			break;
@@ -820,11 +826,31 @@ int nl__lease_retry_update(nl_lease_controller *lc, json_object *base)
 
 /* --- sync -------------------------------------------------------------------------- */
 
+/* retryUpdateLease's error for the round just failed. Upstream always sends
+ * its UPDATEs and says "failed 5 attempts"; here an attempt that found the
+ * Node unreadable sends nothing, and the message says so. */
+static void round_error(char *out, size_t outlen, const nl_lease_controller *lc)
+{
+	int n = lc->round_attempts, unsent = lc->round_unsent;
+	if (unsent == 0)
+		snprintf(out, outlen, "failed %d attempts to update node lease", n);
+	else if (unsent == n)
+		snprintf(out, outlen,
+		         "node \"%s\" cannot be read, no node lease update sent in %d attempts",
+		         lc->node_name, n);
+	else
+		snprintf(
+		    out, outlen,
+		    "failed %d attempts to update node lease, %d of them not sent: node \"%s\" "
+		    "cannot be read",
+		    n, unsent, lc->node_name);
+}
+
 int nl_lease_controller_sync(nl_lease_controller *lc)
 {
 	json_object *lease = NULL;
 	int created = 0, rc;
-	char d[NL_DURATION_BUFSZ];
+	char d[NL_DURATION_BUFSZ], why[384];
 
 	if (lc->latest) {
 		/* The lease is (almost) only written by us: update from the
@@ -832,9 +858,10 @@ int nl_lease_controller_sync(nl_lease_controller *lc)
 		rc = retry_update(lc, lc->latest, lc->latest_len);
 		if (rc == 0 || rc == NL_ECANCELED)
 			return rc;
+		round_error(why, sizeof(why), lc);
 		NL_LOG_INFO("failed to update lease using latest lease, fallback to ensure lease, "
-		            "err: failed %d attempts to update node lease",
-		            NL_LEASE_MAX_UPDATE_RETRIES);
+		            "err: %s",
+		            why);
 	}
 	rc = backoff_ensure_lease(&lease, &created, lc);
 	/* As upstream, the cache takes whatever ensure produced, none included. */
@@ -852,8 +879,8 @@ int nl_lease_controller_sync(nl_lease_controller *lc)
 	rc = retry_update(lc, lc->latest, lc->latest_len);
 	if (rc != 0 && rc != NL_ECANCELED) {
 		nl_duration_format(d, nl_lease_controller_renew_interval(lc));
-		NL_LOG_ERROR("failed %d attempts to update node lease, will retry after %s",
-		             NL_LEASE_MAX_UPDATE_RETRIES, d);
+		round_error(why, sizeof(why), lc);
+		NL_LOG_ERROR("%s, will retry after %s", why, d);
 	}
 	return rc;
 }

@@ -1517,6 +1517,86 @@ static void test_lease_controller__protobuf_tree_fallback_and_json_answer(void)
 	fixture_free(&x);
 }
 
+/* --- what a failed round logs ---------------------------------------------------- */
+
+/* Run sync with the log captured into buf. */
+static int sync_logged(fixture *x, char *buf, size_t len)
+{
+	FILE *f = tmpfile();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	nl_log_set_output(f);
+	int rc = nl_lease_controller_sync(x->lc);
+	nl_log_set_output(devnull);
+	rewind(f);
+	size_t n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return rc;
+}
+
+/* Five UPDATEs answered 500: the seed's "failed 5 attempts". */
+static void test_lease_controller__failed_cached_round_logs_its_attempts(void)
+{
+	fixture x;
+	json_object *cached = NULL;
+	char buf[16384];
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, OWNED_LEASE);
+	CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(x.api.lease, &cached, NULL), 0);
+	nl__lease_set_latest(x.lc, cached);
+	for (int i = 0; i < 5; i++)
+		add_fault(&x.api, UPDATE_LEASE, NL_ESERVER);
+	CU_ASSERT_EQUAL(sync_logged(&x, buf, sizeof(buf)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] failed to update lease using latest lease, fallback "
+	                                   "to ensure lease, err: failed 5 attempts to update node "
+	                                   "lease\n"));
+	fixture_free(&x);
+}
+
+/* The cached lease has no owner and the Node cannot be read: no attempt
+ * sent an UPDATE, and neither message claims five failed updates. */
+static void test_lease_controller__unreadable_node_round_logs_no_update_sent(void)
+{
+	fixture x;
+	json_object *cached = NULL;
+	char buf[16384];
+	fixture_init(&x, 40);
+	fake_put_lease(&x.api, "{" LEASE_META "},\"spec\":{\"holderIdentity\":\"foo\"}}");
+	CU_ASSERT_EQUAL_FATAL(json_object_deep_copy(x.api.lease, &cached, NULL), 0);
+	nl__lease_set_latest(x.lc, cached);
+	CU_ASSERT_EQUAL(sync_logged(&x, buf, sizeof(buf)), NL_ENOTFOUND);
+	CU_ASSERT_EQUAL(x.api.nreqs, 11); /* 5 GET node, GET lease, 5 GET node */
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] failed to update lease using latest lease, fallback "
+	                                   "to ensure lease, err: node \"foo\" cannot be read, no "
+	                                   "node lease update sent in 5 attempts\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] node \"foo\" cannot be read, no node lease update "
+	                                   "sent in 5 attempts, will retry after 10s\n"));
+	CU_ASSERT_PTR_NULL(strstr(buf, "failed 5 attempts"));
+	fixture_free(&x);
+}
+
+/* The Node readable for the first attempts only: the message counts both. */
+static void test_lease_controller__partly_unsent_round_logs_both(void)
+{
+	fixture x;
+	char buf[16384];
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	fake_put_lease(&x.api, "{" LEASE_META "},\"spec\":{\"holderIdentity\":\"foo\"}}");
+	add_fault(&x.api, GET_NODE, 0);
+	add_fault(&x.api, GET_NODE, 0);
+	for (int i = 0; i < 3; i++)
+		add_fault(&x.api, GET_NODE, NL_ESERVER);
+	add_fault(&x.api, UPDATE_LEASE, NL_ESERVER);
+	add_fault(&x.api, UPDATE_LEASE, NL_ESERVER);
+	CU_ASSERT_NOT_EQUAL(sync_logged(&x, buf, sizeof(buf)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] failed 5 attempts to update node lease, 3 of them "
+	                                   "not sent: node \"foo\" cannot be read, will retry "
+	                                   "after 10s\n"));
+	fixture_free(&x);
+}
+
 static CU_TestInfo lease_tests[] = {
     {"new_lease_nil_base_without_node", test_lease_controller__new_lease_nil_base_without_node},
     {"new_lease_nil_base_with_node", test_lease_controller__new_lease_nil_base_with_node},
@@ -1576,6 +1656,11 @@ static CU_TestInfo lease_tests[] = {
     {"protobuf_splice_equals_encoder", test_lease_controller__protobuf_splice_equals_encoder},
     {"protobuf_tree_fallback_and_json_answer",
      test_lease_controller__protobuf_tree_fallback_and_json_answer},
+    {"failed_cached_round_logs_its_attempts",
+     test_lease_controller__failed_cached_round_logs_its_attempts},
+    {"unreadable_node_round_logs_no_update_sent",
+     test_lease_controller__unreadable_node_round_logs_no_update_sent},
+    {"partly_unsent_round_logs_both", test_lease_controller__partly_unsent_round_logs_both},
     CU_TEST_INFO_NULL,
 };
 
