@@ -1010,6 +1010,54 @@ static void test_agent__dynamic_config_restarts_the_agent(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* The ConfigMap informer's delete reaches the controller as "gone" (no
+ * object): the next sync cannot download it and says so, instead of
+ * syncing on the copy the informer last had. */
+static void test_agent__dynamic_config_sees_the_configmap_deleted(void)
+{
+	fixture x;
+	nl__dynconfig *d = NULL;
+	nl_nodelet_config *flags = NULL;
+	char dir[] = "/tmp/nl-dynconfig-XXXXXX", cmd[300];
+	json_object *out = NULL, *cm = NULL;
+	fixture_init(&x);
+	CU_ASSERT_EQUAL_FATAL(nl_configmap_new(&cm, "kube-system", "n1-config"), 0);
+	nl_configmap_set(cm, "nodelet",
+	                 "apiVersion: nodelet.io/v1alpha1\nkind: NodeletConfiguration\n"
+	                 "leaseDurationSeconds: 20\n");
+	CU_ASSERT_EQUAL_FATAL(nl_configmap_create(&out, x.client, cm, NULL), 0);
+	create_node(&x, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},"
+	                "\"spec\":{\"configSource\":{\"configMap\":{\"namespace\":\"kube-system\","
+	                "\"name\":\"n1-config\",\"kubeletConfigKey\":\"nodelet\"}}}}");
+	fixture_agent(&x);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT_EQUAL_FATAL(nl_nodelet_config_new(&flags), 0);
+	CU_ASSERT_EQUAL_FATAL(nl__dynconfig_start(&d, x.agent, dir, x.cfg, flags), 0);
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	CU_ASSERT_EQUAL(nl__dynconfig_run(d), 0);
+	pump(x.agent, 300);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 13 * SEC), 0);
+	pump(x.agent, 300); /* restarted on it; the ConfigMap informer lists it */
+	CU_ASSERT_EQUAL(nl_agent_config(x.agent)->lease_duration_seconds, 20);
+	CU_ASSERT_EQUAL(nl_configmap_delete(x.client, "kube-system", "n1-config", NULL, NULL), 0);
+	pump(x.agent, 300); /* the DELETED event */
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 13 * SEC), 0);
+	json_object *st = nl_config_controller_status(nl__dynconfig_controller(d));
+	const char *error = nl_json_get_string(st, "error");
+	CU_ASSERT_STRING_EQUAL(error ? error : "(none)",
+	                       "failed to sync: failed to download config, see nodelet log for "
+	                       "details");
+	json_object_put(st);
+	nl_agent_stop(x.agent);
+	CU_ASSERT_EQUAL(nl__dynconfig_stop(d), 0);
+	json_object_put(cm);
+	json_object_put(out);
+	nl_nodelet_config_free(flags);
+	fixture_free(&x);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 /* ==== the exact patch, and the connection reset (scripted server) =================== */
 
 typedef struct {
@@ -1205,6 +1253,8 @@ static CU_TestInfo tests[] = {
     {"lapse_is_repaired_at_once", test_agent__lapse_is_repaired_at_once},
     {"new_config_takes_effect_at_once", test_agent__new_config_takes_effect_at_once},
     {"dynamic_config_restarts_the_agent", test_agent__dynamic_config_restarts_the_agent},
+    {"dynamic_config_sees_the_configmap_deleted",
+     test_agent__dynamic_config_sees_the_configmap_deleted},
     {"status_patch_is_kubelets", test_agent__status_patch_is_kubelets},
     {"connection_reset_opens_a_new_connection",
      test_agent__connection_reset_opens_a_new_connection},
