@@ -244,6 +244,8 @@ int nl_client_new(nl_client **out, const nl_rest_config *cfg, const nl_client_op
 	}
 	if ((rc = build_base(c, err)) != 0)
 		goto fail;
+	nl__request_metrics_init(&c->metrics, c->base);
+	c->metrics_ready = 1;
 	c->namespace_ = c->cfg->namespace_ && *c->cfg->namespace_ ? c->cfg->namespace_ : "default";
 	if (c->opts.user_agent)
 		snprintf(c->user_agent, sizeof(c->user_agent), "%s", c->opts.user_agent);
@@ -294,6 +296,8 @@ void nl_client_free(nl_client *c)
 	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
 		pthread_mutex_destroy(&c->share_locks[i]);
 	pthread_rwlock_destroy(&c->share_rw);
+	if (c->metrics_ready)
+		nl__request_metrics_destroy(&c->metrics);
 	curl_slist_free_all(c->connect_to);
 	nl_ratelimit_free(c->rl);
 	nl_exec_cache_free(c->exec);

@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <nodelet/buf.h>
 #include <nodelet/client.h>
+#include <nodelet/client_metrics.h>
 #include <nodelet/config.h>
 #include <nodelet/loop.h>
 #include <nodelet/ratelimit.h>
@@ -90,6 +91,21 @@ typedef struct {
 
 enum { NL__POOL_BLOCKING, NL__POOL_ASYNC, NL__POOLS };
 
+/* The client's request counters (request_metrics.c): snap is what
+ * nl_client_metrics_snapshot copies out, under mu. */
+typedef struct {
+	pthread_mutex_t mu;
+	nl_client_metrics snap;
+} nl__request_metrics;
+
+/* Zero the counters; the host label is base's url.Host. */
+void nl__request_metrics_init(nl__request_metrics *m, const char *base);
+void nl__request_metrics_destroy(nl__request_metrics *m);
+/* One attempt answered code (0: no answer) to method. */
+void nl__request_metrics_result(nl__request_metrics *m, const char *method, long code);
+/* One request (its attempts and waits) took usec. */
+void nl__request_metrics_latency(nl__request_metrics *m, const char *verb, int64_t usec);
+
 struct nl_client {
 	nl_rest_config *cfg;           /* deep copy, owned */
 	char *base;                    /* URL prefix requests are appended to */
@@ -120,6 +136,8 @@ struct nl_client {
 	char hdr_expect[8];       /* "Expect:": no 100-continue round trip */
 	char hdr_encoding[24];    /* "Accept-Encoding: gzip" */
 	char hdr_user_agent[176]; /* plain http only; see transport.c */
+	nl__request_metrics metrics;
+	int metrics_ready; /* metrics initialized (build_base succeeded) */
 };
 
 /* One request with its retries; shared by the blocking and async paths. */
@@ -161,7 +179,9 @@ typedef struct {
 	char warning[512];
 	char retry_after[32];
 	size_t streamed;
-	int abort; /* 0, NL_ETOOBIG, or NL__STOPPED */
+	int abort;       /* 0, NL_ETOOBIG, or NL__STOPPED */
+	int counted;     /* this attempt is in rest_client_requests_total already */
+	int64_t started; /* client clock (mono) at init: the request's latency */
 	int attempts;
 	char errbuf[CURL_ERROR_SIZE];
 } nl__xfer;

@@ -212,6 +212,12 @@ static size_t on_write(char *p, size_t size, size_t n, void *userdata)
 	if (!x->http)
 		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->http);
 	if (x->on_data && is_2xx(x->http)) {
+		/* A stream is counted when its answer starts, as client-go counts
+		 * a watch once the response head is in, not when it ends. */
+		if (!x->counted) {
+			nl__request_metrics_result(&x->client->metrics, x->method, x->http);
+			x->counted = 1;
+		}
 		if (x->loop) {
 			/* Async: the loop hands it over outside libcurl. */
 			if (nl_buf_add(&x->sbuf, p, len) != 0) {
@@ -287,6 +293,7 @@ int nl__xfer_init(nl__xfer *x, nl_client *c, const nl_request *req, int pool, nl
 	int failed = 0, rc;
 	memset(x, 0, sizeof(*x));
 	x->client = c;
+	x->started = nl_clock_mono(c->clock);
 	nl_buf_init(&x->rbuf, c->opts.max_body);
 	nl_buf_init(&x->sbuf, c->opts.max_body);
 	if (!req || !req->method || !req->path || req->path[0] != '/' ||
@@ -479,6 +486,7 @@ int nl__xfer_begin(nl__xfer *x, nl_result *res)
 	x->streamed = 0;
 	x->stream_started = 0;
 	x->abort = 0;
+	x->counted = 0;
 	x->errbuf[0] = '\0';
 	rc = x->client->cfg->exec ? exec_credentials(x, res) : bearer(x, res);
 	if (rc != 0)
@@ -552,7 +560,7 @@ static int may_retry(const nl__xfer *x, int64_t wait_usec)
 	return max >= 0 && x->attempts <= max && x->streamed == 0;
 }
 
-int nl__xfer_outcome(nl__xfer *x, CURLcode cc, nl_result *res, int64_t *wait_usec)
+static int judge(nl__xfer *x, CURLcode cc, nl_result *res, int64_t *wait_usec)
 {
 	res->attempts = x->attempts;
 	res->http_status = x->http;
@@ -599,6 +607,32 @@ int nl__xfer_outcome(nl__xfer *x, CURLcode cc, nl_result *res, int64_t *wait_use
 	}
 	return nl__result_from_http(res, x->http, x->content_type_in, x->rbuf.data, x->rbuf.len, &t,
 	                            ra > 0 ? ra : 0);
+}
+
+/* client-go's metrics: every attempt in rest_client_requests_total (by the
+ * status it got, "<error>" without one), and the request's time, retries
+ * and waits included, in rest_client_request_duration_seconds once it is
+ * over, streams excepted (client-go observes only Do and DoRaw). */
+static void record(nl__xfer *x, int verdict)
+{
+	nl_client *c = x->client;
+	if (!x->counted) {
+		long code = x->http;
+		if (!code)
+			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
+		nl__request_metrics_result(&c->metrics, x->method, code);
+		x->counted = 1;
+	}
+	if (verdict != NL__RETRY && !x->on_data)
+		nl__request_metrics_latency(&c->metrics, x->method,
+		                            nl_clock_mono(c->clock) - x->started);
+}
+
+int nl__xfer_outcome(nl__xfer *x, CURLcode cc, nl_result *res, int64_t *wait_usec)
+{
+	int verdict = judge(x, cc, res, wait_usec);
+	record(x, verdict);
+	return verdict;
 }
 
 int nl__xfer_response(nl_response *out, nl__xfer *x)

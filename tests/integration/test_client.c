@@ -5,6 +5,7 @@
  * transport, TLS and configuration failures. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <nodelet/client_metrics.h>
 #include <nodelet/configmap.h>
 #include <nodelet/event.h>
 #include <nodelet/lease.h>
@@ -514,6 +515,76 @@ static void test_client__429_with_retry_after_is_retried(void)
 	nl_clock_free(clock);
 }
 
+/* client-go's request metrics: each attempt counted by code and method,
+ * the request's latency (its Retry-After waits included) once, by verb;
+ * the host label is the server's host:port. */
+static const nl_client_request_count *result_of(const nl_client_metrics *m, const char *method,
+                                                long code)
+{
+	for (size_t i = 0; i < m->nresults; i++)
+		if (m->results[i].code == code && strcmp(m->results[i].method, method) == 0)
+			return &m->results[i];
+	return NULL;
+}
+
+static void test_client__request_metrics_count_attempts_and_time_requests(void)
+{
+	nl_clock *clock;
+	nl_client_metrics m;
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, 0), 0);
+	nl_client *c = nl_test_client_at(base, clock, -1);
+	nl_result res = NL_RESULT_INIT;
+	json_object *out = NULL;
+	add_fault("{\"match\":{\"verb\":\"get\",\"resource\":\"namespaces\"},"
+	          "\"action\":{\"status\":429,\"retryAfterSeconds\":2},\"times\":2}");
+	CU_ASSERT_EQUAL(nl_api_get(&out, c, "/api/v1/namespaces/default", &res), 0);
+	json_object_put(out);
+	out = NULL;
+	mock_server_remove_fault(srv, NULL);
+	CU_ASSERT_EQUAL(nl_api_get(&out, c, "/api/v1/namespaces/absent", &res), NL_ENOTFOUND);
+	nl_client_metrics_snapshot(&m, c);
+	CU_ASSERT_STRING_EQUAL(m.host, base + strlen("http://"));
+	const nl_client_request_count *r429 = result_of(&m, "GET", 429),
+	                              *r200 = result_of(&m, "GET", 200),
+	                              *r404 = result_of(&m, "GET", 404);
+	CU_ASSERT_EQUAL(r429 ? r429->count : 0, 2);
+	CU_ASSERT_EQUAL(r200 ? r200->count : 0, 1);
+	CU_ASSERT_EQUAL(r404 ? r404->count : 0, 1);
+	CU_ASSERT_EQUAL_FATAL(m.nverbs, 1);
+	CU_ASSERT_STRING_EQUAL(m.latency[0].verb, "GET");
+	CU_ASSERT_EQUAL(m.latency[0].count, 2);
+	/* 4 s of virtual Retry-After waits, then an instant 404 */
+	CU_ASSERT_DOUBLE_EQUAL(m.latency[0].sum_seconds, 4.0, 1e-9);
+	CU_ASSERT_EQUAL(m.latency[0].bucket[0], 1);  /* le 0.005: the 404 */
+	CU_ASSERT_EQUAL(m.latency[0].bucket[6], 1);  /* le 2 */
+	CU_ASSERT_EQUAL(m.latency[0].bucket[7], 2);  /* le 4 */
+	CU_ASSERT_EQUAL(m.latency[0].bucket[11], 2); /* le 60 */
+	nl_result_clear(&res);
+	nl_client_free(c);
+	nl_clock_free(clock);
+
+	/* No answer at all: client-go's "<error>" (code 0 here). */
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	CU_ASSERT_EQUAL_FATAL(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	CU_ASSERT_EQUAL_FATAL(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	char url[64];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", ntohs(a.sin_port));
+	c = nl_test_client_at(url, NULL, -1);
+	json_object *ns = nl_test_json("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+	                               "\"metadata\":{\"name\":\"x\"}}");
+	CU_ASSERT_NOT_EQUAL(nl_api_create(&out, c, "/api/v1/namespaces", ns, NULL, &res), 0);
+	json_object_put(ns);
+	close(fd);
+	nl_client_metrics_snapshot(&m, c);
+	CU_ASSERT_STRING_EQUAL(m.host, url + strlen("http://"));
+	const nl_client_request_count *err = result_of(&m, "POST", 0);
+	CU_ASSERT_EQUAL(err ? err->count : 0, 1);
+	nl_result_clear(&res);
+	nl_client_free(c);
+}
+
 static void test_client__retries_stop_after_ten(void)
 {
 	nl_clock *clock;
@@ -792,6 +863,8 @@ static void test_client__bare_host_means_https(void)
 
 static CU_TestInfo tests[] = {
     {"crud_on_a_resource_path", test_client__crud_on_a_resource_path},
+    {"request_metrics_count_attempts_and_time_requests",
+     test_client__request_metrics_count_attempts_and_time_requests},
     {"failed_call_leaves_out_untouched", test_client__failed_call_leaves_out_untouched},
     {"stale_update_is_conflict", test_client__stale_update_is_conflict},
     {"delete_preconditions_and_propagation", test_client__delete_preconditions_and_propagation},
