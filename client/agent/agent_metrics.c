@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "agent_internal.h"
+#include "std_metrics.h"
 
 #define RENDER_PERIOD_USEC NL_USEC_PER_SEC
 #define REQUEST_TIMEOUT_MS 2000
@@ -166,6 +167,8 @@ static char *scrape(nl__agent_metrics *m)
 	if (rc == 0 && m->config_text)
 		rc = nl_buf_adds(&b, m->config_text);
 	pthread_mutex_unlock(&m->lock);
+	if (rc == 0)
+		rc = nl__std_metrics_render(&b, nl_agent_client(a));
 	char *text = rc == 0 ? nl_buf_detach(&b, NULL) : NULL;
 	nl_buf_free(&b);
 	return text;
