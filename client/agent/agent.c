@@ -190,6 +190,9 @@ int nl_agent_new(nl_agent **out, const nl_agent_options *o, nl_err *err)
 		a->host = *o->host;
 	else
 		nl_host_info_probe(&a->host);
+	a->probe_network = !o->host;
+	if (o->node_ips)
+		a->node_ips = *o->node_ips;
 	if ((rc = make_clock(a, o, err)) != 0 ||
 	    (!a->client && (rc = make_client(a, o->rest_config, err)) != 0))
 		goto fail;

@@ -14,6 +14,10 @@ struct nl_agent {
 	int own_client;
 	nl_nodelet_config *config;
 	nl_host_info host;
+	/* The host was probed, not given: read its network again for each
+	 * status report, as kubelet's NodeAddress setter does (DHCP). */
+	int probe_network;
+	nl_node_ips node_ips; /* --node-ip; n = 0 without */
 	nl_lease_controller *lease;
 	/* The client's calls, wrapped by agent.c to see each lease write. */
 	nl_lease_ops client_ops;

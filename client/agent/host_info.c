@@ -1,12 +1,7 @@
 /* What a node reports about its host, read the cheap way: small files under
- * /etc, /proc and /sys, uname, sysconf, and the default route's interface
- * for the InternalIP (kubelet's last resort, ResolveBindAddress, without its
- * DNS lookup of the node name: no DNS wait on a device that may have none). */
-#include <arpa/inet.h>
+ * /etc, /proc and /sys, uname, sysconf; the network view for the addresses
+ * is node_addresses.c's. */
 #include <ctype.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netinet/in.h>
 #include <nodelet/agent.h>
 #include <nodelet/platform.h>
 #include <stdio.h>
@@ -65,58 +60,6 @@ int nl_host_info_os_release(char *out, size_t outlen, const char *path)
 	return rc;
 }
 
-/* The interface of the IPv4 default route (/proc/net/route: destination 0,
- * the lowest metric). */
-static int default_route_interface(char ifname[IF_NAMESIZE])
-{
-	char line[256], name[IF_NAMESIZE];
-	unsigned long dest, gw, flags, refcnt, use, metric, best = (unsigned long)-1;
-	FILE *f = fopen("/proc/net/route", "r");
-	int found = 0;
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%15s %lx %lx %lx %lu %lu %lu", name, &dest, &gw, &flags, &refcnt,
-		           &use, &metric) != 7)
-			continue; /* the header */
-		if (dest != 0 || !(flags & 0x1 /* RTF_UP */) || metric >= best)
-			continue;
-		best = metric;
-		memcpy(ifname, name, IF_NAMESIZE);
-		found = 1;
-	}
-	fclose(f);
-	return found;
-}
-
-/* kubelet's validateNodeIP rejects these for an InternalIP. */
-static int usable_ipv4(const struct in_addr *a)
-{
-	uint32_t ip = ntohl(a->s_addr);
-	return ip != 0 && (ip >> 24) != 127 && (ip >> 16) != 0xa9fe /* 169.254/16 */ &&
-	       (ip >> 28) != 0xe /* multicast */;
-}
-
-static void internal_ip(char *out, size_t outlen)
-{
-	char ifname[IF_NAMESIZE];
-	struct ifaddrs *ifs = NULL;
-	out[0] = '\0';
-	if (!default_route_interface(ifname) || getifaddrs(&ifs) != 0)
-		return;
-	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
-		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
-		    strcmp(i->ifa_name, ifname) != 0)
-			continue;
-		const struct in_addr *a =
-		    &((const struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
-		if (usable_ipv4(a) && inet_ntop(AF_INET, a, out, (socklen_t)outlen))
-			break;
-		out[0] = '\0';
-	}
-	freeifaddrs(ifs);
-}
-
 void nl_host_info_probe(nl_host_info *out)
 {
 	struct utsname u;
@@ -134,7 +77,7 @@ void nl_host_info_probe(nl_host_info *out)
 		snprintf(out->os_image, sizeof(out->os_image), "Linux"); /* cAdvisor's default */
 	snprintf(out->operating_system, sizeof(out->operating_system), "%s", nl_platform_os());
 	snprintf(out->architecture, sizeof(out->architecture), "%s", nl_platform_arch());
-	internal_ip(out->internal_ip, sizeof(out->internal_ip));
+	nl_host_info_probe_network(out);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES),
 	     page = sysconf(_SC_PAGESIZE);
 	out->cpus = cpus > 0 ? cpus : 0;

@@ -37,9 +37,9 @@ static int add_str(json_object *obj, const char *key, const char *s)
 	return add(obj, key, json_object_new_string(s));
 }
 
-/* Values in kubelet's order: hostname (nodelet's --node-name plays
- * kubelet's --hostname-override, so it is the node name), then the OS and
- * architecture as Go spells them. */
+/* Values in kubelet's order: hostname (without a cloud provider the node
+ * name is the hostname, --hostname-override's or the system's), then the OS
+ * and architecture as Go spells them. */
 static const char *default_label_value(const nl_agent *a, size_t i)
 {
 	switch (i) {
@@ -148,33 +148,24 @@ fail:
 	return NULL;
 }
 
-static json_object *address(const char *type, const char *value)
-{
-	json_object *o = json_object_new_object();
-	if (!o || add_str(o, "type", type) != 0 || add_str(o, "address", value) != 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-/* kubelet's order: InternalIP, then Hostname. */
+/* status.addresses from the NodeAddress setter (node_addresses.c). When it
+ * fails, kubelet logs and leaves the addresses as they are: NULL here, and
+ * the caller reports none (registration) or leaves the server's. */
 static json_object *addresses(const nl_agent *a)
 {
-	json_object *list = json_object_new_array(), *o = NULL;
-	if (!list)
-		return NULL;
-	if (a->host.internal_ip[0] && (!(o = address("InternalIP", a->host.internal_ip)) ||
-	                               json_object_array_add(list, o) != 0))
-		goto fail;
-	o = NULL;
-	if (!(o = address("Hostname", a->node_name)) || json_object_array_add(list, o) != 0)
-		goto fail;
+	json_object *list = NULL;
+	nl_err err = {0};
+	nl_host_info net;
+	const nl_host_info *host = &a->host;
+	if (a->probe_network) {
+		net = a->host;
+		nl_host_info_probe_network(&net);
+		host = &net;
+	}
+	if (nl_node_addresses(&list, &a->node_ips, a->node_name, a->node_name, host, &err) != 0)
+		NL_LOG_ERROR("Failed to set some node status fields: err=\"%s\" node=\"%s\"",
+		             err.msg, a->node_name);
 	return list;
-fail:
-	json_object_put(o);
-	json_object_put(list);
-	return NULL;
 }
 
 /* status.nodeInfo in NodeSystemInfo's field order; nothing runs containers
@@ -206,7 +197,9 @@ int nl__agent_fill_status(json_object *status, const nl_agent *a)
 		json_object_put(alloc);
 		return NL_ENOMEM;
 	}
-	if (add(status, "allocatable", alloc) != 0 || add(status, "addresses", addresses(a)) != 0 ||
+	json_object *addrs = NULL;
+	if (add(status, "allocatable", alloc) != 0 ||
+	    ((addrs = addresses(a)) && add(status, "addresses", addrs) != 0) ||
 	    add(status, "nodeInfo", node_info(a)) != 0)
 		return NL_ENOMEM;
 	return 0;

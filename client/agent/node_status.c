@@ -113,7 +113,8 @@ done:
  * already has one (fixupPatchForNodeStatusAddresses). */
 static int addresses_patch(json_object *ps, int *changed, json_object *have, json_object *want)
 {
-	if (have && json_object_equal(have, want))
+	/* No addresses worked out (logged): the server's stay, as kubelet's. */
+	if (!want || (have && json_object_equal(have, want)))
 		return 0;
 	*changed = 1;
 	json_object *list = copy(want);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 struct nl_scn_agent {
 	const nl_scn_agent_options *o;
@@ -74,7 +75,15 @@ static void fake_host(nl_host_info *h)
 	snprintf(h->os_image, sizeof(h->os_image), "nodelet scenario");
 	snprintf(h->operating_system, sizeof(h->operating_system), "linux");
 	snprintf(h->architecture, sizeof(h->architecture), "amd64");
-	snprintf(h->internal_ip, sizeof(h->internal_ip), "10.0.0.1");
+	/* eth0 10.0.0.1 behind the default route: the InternalIP. */
+	snprintf(h->addrs[0].ifname, sizeof(h->addrs[0].ifname), "eth0");
+	snprintf(h->addrs[0].ip, sizeof(h->addrs[0].ip), "10.0.0.1");
+	h->addrs[0].family = AF_INET;
+	h->addrs[0].up = 1;
+	h->n_addrs = 1;
+	snprintf(h->routes[0].ifname, sizeof(h->routes[0].ifname), "eth0");
+	h->routes[0].family = AF_INET;
+	h->n_routes = 1;
 	h->cpus = 2;
 	h->memory_bytes = INT64_C(4) << 30;
 }

@@ -1,6 +1,7 @@
 /* The `nodelet` program: flags, configuration, signals, and the agent's
  * loop. Explicit flags override the --config file (the seed's transform),
  * and, with --dynamic-config-dir, the dynamic configuration too. */
+#include <errno.h>
 #include <getopt.h>
 #include <nodelet/agent.h>
 #include <nodelet/log.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../agent/agent_metrics.h"
 #include "cli_internal.h"
@@ -19,7 +21,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("Usage: nodelet --node-name NAME [flags]\n"
+	fputs("Usage: nodelet [flags]\n"
 	      "\n"
 	      "A kubelet-style node agent without pods: registers the Node, renews its\n"
 	      "Lease in kube-node-lease and reports its Ready condition.\n"
@@ -28,7 +30,14 @@ static void usage(FILE *f)
 	      "      --kubeconfig FILE               kubeconfig of the API server; without it\n"
 	      "                                      $KUBECONFIG, ~/.kube/config, then the\n"
 	      "                                      in-cluster service account\n"
-	      "      --node-name NAME                the Node (and Lease) name (required)\n"
+	      "      --hostname-override NAME        the Node (and Lease) name and its Hostname\n"
+	      "                                      address (default: the system's hostname,\n"
+	      "                                      lowercased)\n"
+	      "      --node-name NAME                the same as --hostname-override\n"
+	      "      --node-ip IP[,IP]               the node's InternalIP: one address, or an\n"
+	      "                                      IPv4 and an IPv6 one (default: an address\n"
+	      "                                      of the default route's interface; 0.0.0.0\n"
+	      "                                      or :: chooses its family)\n"
 	      "      --lease-duration-seconds N      lease duration, renewed every quarter of it\n"
 	      "                                      (default 40)\n"
 	      "      --register-node[=BOOL]          register the Node if missing (default true)\n"
@@ -43,7 +52,8 @@ static void usage(FILE *f)
 	      "                                      explicitly override it\n"
 	      "      --dynamic-config-dir DIR        enable dynamic configuration from the\n"
 	      "                                      Node's config source, checkpointed in DIR\n"
-	      "      --metrics-bind-address IP:PORT  serve /metrics and /healthz there\n"
+	      "      --metrics-bind-address IP:PORT  serve /metrics, /healthz, /livez and\n"
+	      "                                      /readyz there\n"
 	      "                                      (default: off; :PORT for all addresses)\n"
 	      "  -v, --v N                           log verbosity (renewals at 4)\n"
 	      "      --once                          register, renew the lease and report the\n"
@@ -51,7 +61,8 @@ static void usage(FILE *f)
 	      "  -h, --help                          show this help\n"
 	      "      --version                       print the version\n"
 	      "\n"
-	      "Exits 0 on SIGINT or SIGTERM; the lease is left to expire.\n",
+	      "Exits 0 on SIGINT or SIGTERM; the lease is left to expire. SIGHUP is\n"
+	      "logged and ignored.\n",
 	      f);
 }
 
@@ -108,11 +119,15 @@ enum {
 	OPT_VERSION,
 	OPT_METRICS_ADDR,
 	OPT_CONTENT_TYPE,
+	OPT_HOSTNAME_OVERRIDE,
+	OPT_NODE_IP,
 };
 
 static const struct option long_options[] = {
     {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
     {"node-name", required_argument, NULL, OPT_NODE_NAME},
+    {"hostname-override", required_argument, NULL, OPT_HOSTNAME_OVERRIDE},
+    {"node-ip", required_argument, NULL, OPT_NODE_IP},
     {"lease-duration-seconds", required_argument, NULL, OPT_LEASE_DURATION},
     {"register-node", optional_argument, NULL, OPT_REGISTER_NODE},
     {"register-with-taints", required_argument, NULL, OPT_TAINTS},
@@ -139,7 +154,20 @@ static int parse_one(nl_cli_options *o, int c, const char *arg)
 		o->kubeconfig = arg;
 		return 0;
 	case OPT_NODE_NAME:
-		o->node_name = arg;
+	case OPT_HOSTNAME_OVERRIDE: {
+		const char *name = c == OPT_NODE_NAME ? "--node-name" : "--hostname-override";
+		/* One setting under two names: both given must agree. */
+		if (o->hostname_flag && strcmp(o->hostname_flag, arg) != 0 &&
+		    strcmp(o->hostname_flag_name, name) != 0)
+			return usage_error("%s \"%s\" and %s \"%s\" differ", o->hostname_flag_name,
+			                   o->hostname_flag, name, arg);
+		o->hostname_flag = arg;
+		o->hostname_flag_name = name;
+		return 0;
+	}
+	case OPT_NODE_IP:
+		if (nl_node_ips_parse(&o->node_ips, arg, &err) != 0)
+			return usage_error("bad --node-ip \"%s\": %s", arg, err.msg);
 		return 0;
 	case OPT_CONFIG:
 		o->config_file = arg;
@@ -190,6 +218,24 @@ static int parse_one(nl_cli_options *o, int c, const char *arg)
 	}
 }
 
+/* kubelet's GetHostname over the flag or the system's name; nodelet has no
+ * cloud provider, so the node name is the hostname. */
+static int node_name(nl_cli_options *o)
+{
+	char system[256] = "", why[256];
+	nl_err err = {0};
+	if (!o->hostname_flag && gethostname(system, sizeof(system) - 1) != 0)
+		return usage_error("couldn't determine hostname: %s", strerror(errno));
+	if (nl_node_hostname(o->node_name_buf, sizeof(o->node_name_buf), o->hostname_flag, system,
+	                     &err) != 0)
+		return usage_error("%s", err.msg);
+	o->node_name = o->node_name_buf;
+	if (nl_name_is_dns1123_subdomain(o->node_name, why, sizeof(why)) != 0)
+		return usage_error("invalid node name \"%s\" (%s): %s", o->node_name,
+		                   o->hostname_flag ? o->hostname_flag_name : "the hostname", why);
+	return 0;
+}
+
 int nl__cli_parse(nl_cli_options *o, int argc, char **argv)
 {
 	int c;
@@ -216,12 +262,7 @@ int nl__cli_parse(nl_cli_options *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument \"%s\"", argv[optind]);
-	if (!o->node_name || !*o->node_name)
-		return usage_error("--node-name is required");
-	char why[256];
-	if (nl_name_is_dns1123_subdomain(o->node_name, why, sizeof(why)) != 0)
-		return usage_error("invalid --node-name: %s", why);
-	return 0;
+	return node_name(o);
 }
 
 void nl__cli_options_clear(nl_cli_options *o)
@@ -327,6 +368,7 @@ static int make_agent(nl_agent **out, const nl_cli_options *o, const nl_nodelet_
 	}
 	nl_agent_options_init(&ao);
 	ao.node_name = o->node_name;
+	ao.node_ips = &o->node_ips;
 	ao.rest_config = rest;
 	ao.config = cfg;
 	rc = nl_agent_new(out, &ao, &err);

@@ -9,7 +9,14 @@
 
 typedef struct {
 	const char *kubeconfig; /* NULL = client-go's default loading */
+	/* The node name: kubelet's hostname (GetHostname) from --node-name or
+	 * --hostname-override (one flag under two names), else the system's,
+	 * trimmed and lowercased. Points into node_name_buf. */
 	const char *node_name;
+	char node_name_buf[256];
+	const char *hostname_flag; /* --hostname-override or --node-name as given */
+	const char *hostname_flag_name;
+	nl_node_ips node_ips; /* --node-ip */
 	const char *config_file;
 	const char *dynamic_config_dir;
 	int once;

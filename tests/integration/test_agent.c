@@ -85,7 +85,11 @@ static const nl_host_info HOST = {
     .os_image = "Debian GNU/Linux 12 (bookworm)",
     .operating_system = "linux",
     .architecture = "amd64",
-    .internal_ip = "10.0.0.7",
+    /* One interface with a default route: its address is the InternalIP. */
+    .addrs = {{.ifname = "eth0", .family = AF_INET, .ip = "10.0.0.7", .up = 1}},
+    .n_addrs = 1,
+    .routes = {{.ifname = "eth0", .family = AF_INET}},
+    .n_routes = 1,
     .cpus = 4,
     .memory_bytes = INT64_C(8) << 30,
 };

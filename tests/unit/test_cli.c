@@ -109,8 +109,11 @@ static void test_cli__go_flag_spellings(void)
 static void test_cli__usage_errors(void)
 {
 	static const char *const cases[][6] = {
-	    {"nodelet", NULL},
+	    {"nodelet", "--node-name", "  ", NULL},
 	    {"nodelet", "--node-name", "Bad_Name", NULL},
+	    {"nodelet", "--hostname-override", "a", "--node-name", "b", NULL},
+	    {"nodelet", "--node-name", "n", "--node-ip", "192.0.2.1,192.0.2.2", NULL},
+	    {"nodelet", "--node-name", "n", "--node-ip", "::,192.0.2.2", NULL},
 	    {"nodelet", "--node-name", "n", "--bogus", NULL},
 	    {"nodelet", "--node-name", "n", "extra", NULL},
 	    {"nodelet", "--node-name", "n", "--lease-duration-seconds", "ten", NULL},
@@ -130,6 +133,46 @@ static void test_cli__usage_errors(void)
 		CU_ASSERT_EQUAL(rc, -1);
 		nl__cli_options_clear(&o);
 	}
+}
+
+/* kubelet's --hostname-override and GetHostname: the node name is the
+ * flag or the system's hostname, trimmed and lowercased; --node-name is the
+ * same flag under nodelet's older name. */
+static void test_cli__node_name_is_the_hostname(void)
+{
+	nl_cli_options o;
+	char system[256] = "", want[256];
+	nl_err err = {0};
+	const char *none[] = {"nodelet", NULL};
+	CU_ASSERT_EQUAL_FATAL(gethostname(system, sizeof(system) - 1), 0);
+	CU_ASSERT_EQUAL_FATAL(nl_node_hostname(want, sizeof(want), NULL, system, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, none), 0);
+	CU_ASSERT_STRING_EQUAL(o.node_name, want);
+	nl__cli_options_clear(&o);
+	const char *over[] = {"nodelet", "--hostname-override", " Edge-7 ", NULL};
+	CU_ASSERT_EQUAL_FATAL(parse(&o, over), 0);
+	CU_ASSERT_STRING_EQUAL(o.node_name, "edge-7");
+	nl__cli_options_clear(&o);
+	const char *both[] = {"nodelet", "--node-name=edge-7", "--hostname-override=edge-7", NULL};
+	CU_ASSERT_EQUAL_FATAL(parse(&o, both), 0);
+	CU_ASSERT_STRING_EQUAL(o.node_name, "edge-7");
+	nl__cli_options_clear(&o);
+}
+
+static void test_cli__node_ip(void)
+{
+	nl_cli_options o;
+	const char *none[] = {"nodelet", "--node-name", "n", NULL};
+	CU_ASSERT_EQUAL_FATAL(parse(&o, none), 0);
+	CU_ASSERT_EQUAL(o.node_ips.n, 0);
+	nl__cli_options_clear(&o);
+	const char *pair[] = {"nodelet", "--node-name", "n", "--node-ip", "2001:db8::1, 192.0.2.1",
+	                      NULL};
+	CU_ASSERT_EQUAL_FATAL(parse(&o, pair), 0);
+	CU_ASSERT_EQUAL(o.node_ips.n, 2);
+	CU_ASSERT_STRING_EQUAL(o.node_ips.ip[0], "2001:db8::1");
+	CU_ASSERT_STRING_EQUAL(o.node_ips.ip[1], "192.0.2.1");
+	nl__cli_options_clear(&o);
 }
 
 static void test_cli__help_and_version_end_the_run(void)
@@ -225,6 +268,8 @@ static void test_cli__kube_api_content_type(void)
 }
 
 static CU_TestInfo tests[] = {
+    {"node_name_is_the_hostname", test_cli__node_name_is_the_hostname},
+    {"node_ip", test_cli__node_ip},
     {"flags_are_parsed", test_cli__flags_are_parsed},
     {"go_flag_spellings", test_cli__go_flag_spellings},
     {"usage_errors", test_cli__usage_errors},

@@ -43,6 +43,23 @@
  * (kubelet's nodeStatusUpdateFrequency) and the lease duration. */
 #define NL_AGENT_HEARTBEAT_TIMEOUT_USEC (10 * NL_USEC_PER_SEC)
 
+/* The host's network as address discovery sees it (node_addresses.c): the
+ * addresses of every interface and the default routes, in the kernel's
+ * order. A view of its own, so tests and scenarios can give one. */
+#define NL_HOST_MAX_ADDRS 32
+#define NL_HOST_MAX_ROUTES 8
+typedef struct {
+	char ifname[16];
+	int family;  /* AF_INET or AF_INET6 */
+	char ip[48]; /* canonical text, as inet_ntop writes it */
+	int up;      /* the interface is up */
+	int loopback;
+} nl_host_addr;
+typedef struct {
+	char ifname[16];
+	int family; /* AF_INET or AF_INET6 */
+} nl_host_route;
+
 /* What the node reports about its host (status.nodeInfo, addresses,
  * capacity). Empty strings and zeros are "not known". */
 typedef struct {
@@ -53,9 +70,14 @@ typedef struct {
 	char os_image[256];        /* os-release PRETTY_NAME, else "Linux" */
 	char operating_system[16]; /* Go's GOOS: "linux" */
 	char architecture[16];     /* Go's GOARCH: "amd64", "arm64" ... */
-	char internal_ip[64];      /* an IPv4 address of the default route's interface */
 	long cpus;                 /* online CPUs */
 	int64_t memory_bytes;      /* physical memory */
+	/* The network, for status.addresses: interface addresses, and the
+	 * default routes. */
+	nl_host_addr addrs[NL_HOST_MAX_ADDRS];
+	size_t n_addrs;
+	nl_host_route routes[NL_HOST_MAX_ROUTES];
+	size_t n_routes;
 } nl_host_info;
 
 /* Read this host's facts (never fails: what cannot be read stays empty). */
@@ -64,8 +86,45 @@ void nl_host_info_probe(nl_host_info *out);
  * NL_EIO when unreadable, NL_ENOTFOUND when it has none. */
 int nl_host_info_os_release(char *out, size_t outlen, const char *path);
 
+/* kubelet's --node-ip: none, one address, or a dual-stack pair (one IPv4,
+ * one IPv6) in the order given; "0.0.0.0" or "::" alone only chooses the
+ * family that address discovery prefers. */
+typedef struct {
+	size_t n;
+	char ip[2][48]; /* canonical text (IPv4-mapped IPv6 as IPv4) */
+} nl_node_ips;
+
+/* Parse a --node-ip value as kubelet does (ParseNodeIPArgument without a
+ * cloud provider): comma-separated, spaces trimmed, entries that are not
+ * IPs logged and ignored. NL_EINVAL with kubelet's reason in err for more
+ * than two, two of one family, or a pair with an unspecified address. */
+int nl_node_ips_parse(nl_node_ips *out, const char *arg, nl_err *err);
+/* kubelet's validateNodeIP against host's interfaces: 0, or NL_EINVAL with
+ * kubelet's reason in err ("nodeIP can't be loopback address", "node IP:
+ * \"…\" not found in the host's network interfaces" ...). */
+int nl_node_ip_validate(const char *ip, const nl_host_info *host, nl_err *err);
+/* kubelet's NodeAddress setter without a cloud provider, as a new JSON
+ * array (caller frees): the --node-ip pair when both are given, else one
+ * InternalIP — the --node-ip, the hostname when it is an IP, or the first
+ * global address of a default route's interface (IPv4 first unless ips is
+ * "::") — then the Hostname. NL_EINVAL (a --node-ip fails validation) or
+ * NL_ENOTFOUND (no address) with kubelet's message in err; NL_ENOMEM. */
+int nl_node_addresses(json_object **out, const nl_node_ips *ips, const char *hostname,
+                      const char *node_name, const nl_host_info *host, nl_err *err);
+/* Read this machine's interfaces and default routes into host's addrs and
+ * routes (others untouched; what cannot be read stays empty). */
+void nl_host_info_probe_network(nl_host_info *host);
+
+/* kubelet's GetHostname: the override, else the system's hostname,
+ * whitespace-trimmed and lowercased, into out. NL_EINVAL ("empty hostname is
+ * invalid") with err when nothing is left. */
+int nl_node_hostname(char *out, size_t outlen, const char *override, const char *system,
+                     nl_err *err);
+
 typedef struct {
 	const char *node_name; /* required */
+	/* --node-ip (copied); NULL = none. */
+	const nl_node_ips *node_ips;
 	/* The API server: an existing client (borrowed, must outlive the
 	 * agent; its clock is the agent's), else a heartbeat client made from
 	 * rest_config (copied) as kubelet makes one: no client-side rate
