@@ -1,6 +1,7 @@
-/* --metrics-bind-address: the agent's /metrics and /healthz. The server is a
- * thread answering one short request per connection (Prometheus scrapes,
- * probes), so no HTTP library is pulled into libnodelet. */
+/* --metrics-bind-address: the agent's /metrics, and /healthz, /livez and
+ * /readyz (agent_health.c). The server is a thread answering one short
+ * request per connection (Prometheus scrapes, probes), so no HTTP library
+ * is pulled into libnodelet. */
 #include "agent_metrics.h"
 
 #include <arpa/inet.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_health.h"
 #include "agent_internal.h"
 #include "std_metrics.h"
 
@@ -31,6 +33,7 @@ struct nl__agent_metrics {
 	unsigned port;
 	pthread_t thread;
 	int thread_started;
+	int register_node; /* registerNode at start: readiness waits for it */
 	pthread_mutex_t lock;
 	char *config_text; /* the node_config_* gauges, or NULL; under lock */
 };
@@ -189,21 +192,48 @@ static void send_all(int fd, const char *data, size_t len)
 	}
 }
 
-static void answer(int fd, int code, const char *content_type, const char *body, int head)
+/* extra: more header lines, each ending in CRLF ("" for none). */
+static void answer_with(int fd, int code, const char *content_type, const char *extra,
+                        const char *body, int head)
 {
 	const char *reason = code == 200   ? "OK"
 	                     : code == 404 ? "Not Found"
 	                     : code == 405 ? "Method Not Allowed"
 	                                   : "Internal Server Error";
-	char hdr[256];
+	char hdr[320];
 	size_t len = strlen(body);
 	int n = snprintf(hdr, sizeof(hdr),
 	                 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-	                 "Connection: close\r\n\r\n",
-	                 code, reason, content_type, len);
+	                 "%sConnection: close\r\n\r\n",
+	                 code, reason, content_type, len, extra);
 	send_all(fd, hdr, (size_t)n);
 	if (!head)
 		send_all(fd, body, len);
+}
+
+static void answer(int fd, int code, const char *content_type, const char *body, int head)
+{
+	answer_with(fd, code, content_type, "", body, head);
+}
+
+/* /healthz, /livez, /readyz (agent_health.c); 0 when path is none of them. */
+static int health(nl__agent_metrics *m, int fd, const char *path, const char *query, int head)
+{
+	nl_agent *a = m->agent;
+	nl__agent_health_state st = {!m->register_node ||
+	                                 __atomic_load_n(&a->registered, __ATOMIC_RELAXED),
+	                             __atomic_load_n(&a->lease_renewals_ok, __ATOMIC_RELAXED) > 0};
+	nl_buf b;
+	int code = 500;
+	nl_buf_init(&b, 0);
+	int rc = nl__agent_health_answer(&b, &code, path, query, &st);
+	if (rc == 1)
+		answer_with(fd, code, "text/plain; charset=utf-8",
+		            "X-Content-Type-Options: nosniff\r\n", b.data ? b.data : "", head);
+	else if (rc < 0)
+		answer(fd, 500, "text/plain; charset=utf-8", "out of memory\n", head);
+	nl_buf_free(&b);
+	return rc != 0;
 }
 
 /* Read the request head (up to 4 KiB, bounded in time). 0 or -1. */
@@ -234,7 +264,7 @@ static void serve(nl__agent_metrics *m, int fd)
 		return;
 	char *q = strchr(target, '?');
 	if (q)
-		*q = '\0';
+		*q++ = '\0';
 	int head = strcmp(method, "HEAD") == 0;
 	if (!head && strcmp(method, "GET") != 0) {
 		answer(fd, 405, "text/plain; charset=utf-8", "method not allowed\n", 0);
@@ -247,11 +277,7 @@ static void serve(nl__agent_metrics *m, int fd)
 		else
 			answer(fd, 500, "text/plain; charset=utf-8", "out of memory\n", head);
 		free(text);
-	} else if (strcmp(target, "/healthz") == 0) {
-		/* The process answers: a liveness probe must not restart the
-		 * agent because the API server is away (the lease backs off). */
-		answer(fd, 200, "text/plain; charset=utf-8", "ok", head);
-	} else {
+	} else if (!health(m, fd, target, q, head)) {
 		answer(fd, 404, "text/plain; charset=utf-8", "404 page not found\n", head);
 	}
 }
@@ -340,6 +366,7 @@ int nl__agent_metrics_start(nl__agent_metrics **out, nl_agent *a, nl_config_cont
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	m->agent = a;
 	m->cc = cc;
+	m->register_node = nl_agent_config(a)->register_node;
 	m->fd = -1;
 	m->stop_pipe[0] = m->stop_pipe[1] = -1;
 	pthread_mutex_init(&m->lock, NULL);

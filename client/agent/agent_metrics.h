@@ -1,11 +1,12 @@
-/* The agent's Prometheus /metrics and /healthz (--metrics-bind-address):
+/* The agent's Prometheus /metrics and its health endpoints
+ * (--metrics-bind-address):
  * Lease renewals, the last renewal time and the dynamic configuration's
  * node_config_* gauges, served by a small HTTP/1.1 thread. The lease
  * counters are atomics read at each scrape (the loop thread may be blocked
  * in a lease backoff, exactly when they matter); the config gauges are
  * rendered on the loop thread by a clock timer (the only thread that may
- * read the config controller) and handed over under a mutex. /healthz
- * answers ok while the process serves. Not installed. */
+ * read the config controller) and handed over under a mutex. /healthz,
+ * /livez and /readyz: agent_health.h. Not installed. */
 #ifndef NL_AGENT_METRICS_H
 #define NL_AGENT_METRICS_H
 

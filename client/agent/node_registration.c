@@ -306,7 +306,7 @@ static int adopt_existing(nl_agent *a)
 			goto done;
 		}
 	}
-	a->registered = 1;
+	__atomic_store_n(&a->registered, 1, __ATOMIC_RELAXED); /* read by /readyz */
 	a->status_check_owed = 1;
 done:
 	free(patch);
@@ -331,7 +331,7 @@ int nl_agent_register_node(nl_agent *a)
 	rc = nl_node_create(&created, a->client, node, &res);
 	if (rc == 0) {
 		/* The Node was created with its status: that is a report. */
-		a->registered = 1;
+		__atomic_store_n(&a->registered, 1, __ATOMIC_RELAXED); /* read by /readyz */
 		a->last_report = nl_clock_now(a->clock);
 		a->last_report_mono = nl_clock_mono(a->clock);
 		a->reports++;

@@ -304,9 +304,23 @@ static void *forward_signals(void *payload)
 {
 	signal_forwarder *s = payload;
 	int sig;
-	if (sigwait(&s->set, &sig) == 0 && !s->quitting)
-		NL_LOG_INFO("received %s, shutting down; the node lease is left to expire",
-		            sig == SIGINT ? "SIGINT" : "SIGTERM");
+	for (;;) {
+		if (sigwait(&s->set, &sig) != 0)
+			break;
+		/* SIGHUP would end the process by default, with no word in the
+		 * log (kubelet's too). Reloading the config file and kubeconfig
+		 * while controllers run on them is not worth the risk: say so,
+		 * and carry on (docs/decisions/0034-agent-operations.md). */
+		if (sig == SIGHUP && !s->quitting) {
+			NL_LOG_INFO("received SIGHUP, ignored: nodelet does not reload its "
+			            "configuration; restart it to apply changes");
+			continue;
+		}
+		if (!s->quitting)
+			NL_LOG_INFO("received %s, shutting down; the node lease is left to expire",
+			            sig == SIGINT ? "SIGINT" : "SIGTERM");
+		break;
+	}
 	nl_agent_shutdown(s->agent);
 	return NULL;
 }
@@ -387,6 +401,7 @@ static int run(const nl_cli_options *o, const nl_nodelet_config *cfg)
 	sigemptyset(&sf.set);
 	sigaddset(&sf.set, SIGINT);
 	sigaddset(&sf.set, SIGTERM);
+	sigaddset(&sf.set, SIGHUP);
 	/* Before any thread exists (libcurl's resolver too): only the
 	 * forwarder takes these signals. */
 	pthread_sigmask(SIG_BLOCK, &sf.set, NULL);

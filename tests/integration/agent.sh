@@ -2,7 +2,8 @@
 # The nodelet program against a nodelet-mockapi process, in real time, with
 # a 4 s lease (renewed every second): it registers its Node, keeps
 # renewTime advancing, kubectl 1.32 shows the Lease's HOLDER and the Node
-# Ready with the no-pods taint, and SIGTERM (and SIGINT) end it with status
+# Ready with the no-pods taint, SIGHUP is logged and ignored, and SIGTERM
+# (and SIGINT) end it with status
 # 0, the lease left in place to expire. The kubectl part is skipped with a
 # message when no kubectl is installed.
 set -u
@@ -96,6 +97,15 @@ if KUBECTL=$(find_kubectl); then
 else
 	echo "SKIP (kubectl part): no kubectl found"
 fi
+
+# SIGHUP: logged and ignored; the agent keeps renewing.
+kill -HUP "$agent_pid"
+for _ in $(seq 1 50); do grep -q 'received SIGHUP' "$work/agent.log" && break; sleep 0.1; done
+grep -q 'received SIGHUP, ignored' "$work/agent.log" || fail "SIGHUP not logged"
+before=$(renew_time)
+for _ in $(seq 1 40); do [ "$(renew_time)" != "$before" ] && break; sleep 0.1; done
+kill -0 "$agent_pid" 2>/dev/null || fail "nodelet exited on SIGHUP"
+[ "$(renew_time)" != "$before" ] || fail "no renewal after SIGHUP"
 
 # SIGTERM: exit 0, the lease is left in place (to expire).
 kill -TERM "$agent_pid"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # nodelet --metrics-bind-address against a nodelet-mockapi process: lease
-# renewals are counted, /healthz answers ok, and with dynamic config the
+# renewals are counted, /healthz and /livez answer ok, /readyz once the
+# Node is registered and its Lease written, and with dynamic config the
 # node_config_* gauges appear.
 set -u
 MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
@@ -43,6 +44,14 @@ grep -q 'nodelet_node_config_active{node_config_kubelet_key="",node_config_resou
 	{ cat "$work/body"; fail "node_config_active local"; }
 grep -q 'nodelet_node_config_error 0' "$work/body" || fail "node_config_error"
 [ "$(curl -s "$m/healthz")" = ok ] || fail "/healthz"
+[ "$(curl -s "$m/livez")" = ok ] || fail "/livez"
+# Registered and the lease written: ready (component-base's bodies).
+[ "$(curl -s "$m/readyz")" = ok ] || fail "/readyz"
+curl -s "$m/readyz?verbose" >"$work/body"
+printf '[+]ping ok\n[+]registration ok\n[+]node-lease ok\nreadyz check passed\n' | cmp -s - "$work/body" ||
+	{ cat "$work/body"; fail "/readyz?verbose"; }
+curl -s -D "$work/headers" -o /dev/null "$m/livez"
+grep -qi '^X-Content-Type-Options: nosniff' "$work/headers" || fail "nosniff"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$m/other")" = 404 ] || fail "404"
 
 # client-go's rest_client_* and client_golang's process_*: every sample line
@@ -104,6 +113,24 @@ wait_for "$m/metrics" 'nodelet_node_lease_renewals_total\{result="failure"\} [1-
 # A request with no answer is client-go's code "<error>".
 grep -q "^rest_client_requests_total{code=\"<error>\",host=\"$port_api\",method=\"PUT\"} [1-9]" "$work/body" ||
 	fail "unanswered requests not counted as <error>"
+
+# Once ready, an absent API server does not make the agent unready.
+[ "$(curl -s "$m/readyz")" = ok ] || fail "/readyz while the server is away"
+
+# A second agent that never reaches the API server: alive, not ready.
+"$NODELET" --kubeconfig "$work/kubeconfig" --node-name edge-m2 \
+	--metrics-bind-address 127.0.0.1:0 >"$work/agent2.log" 2>&1 &
+agent2=$!
+for _ in $(seq 1 100); do grep -q "serving metrics and healthz on port" "$work/agent2.log" 2>/dev/null && break; sleep 0.05; done
+port2=$(sed -n 's/.*serving metrics and healthz on port \([0-9]*\).*/\1/p' "$work/agent2.log")
+[ -n "$port2" ] || { kill $agent2; fail "no metrics port for the second agent"; }
+m2=http://127.0.0.1:$port2
+[ "$(curl -s "$m2/livez")" = ok ] || { kill $agent2; fail "/livez before registration"; }
+code=$(curl -s -o "$work/body" -w '%{http_code}' "$m2/readyz")
+kill $agent2; wait $agent2
+[ "$code" = 500 ] || fail "/readyz before registration answered $code"
+grep -q '^\[-\]registration failed: reason withheld$' "$work/body" || { cat "$work/body"; fail "readyz body"; }
+grep -q '^readyz check failed$' "$work/body" || fail "readyz check failed line"
 
 kill $agent; wait $agent; rc=$?; agent=
 [ $rc -eq 0 ] || fail "nodelet exit status $rc"

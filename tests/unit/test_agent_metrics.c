@@ -129,7 +129,14 @@ static void test_agent_metrics__served_over_http(void)
 	    strstr(b.data, "nodelet_node_lease_renewals_total{result=\"success\"} 0\n"));
 	nl_buf_reset(&b);
 	CU_ASSERT_EQUAL(fetch(&b, port, "GET", "/healthz?verbose"), 200);
-	CU_ASSERT_NSTRING_EQUAL(b.data, "ok", 2);
+	CU_ASSERT_STRING_EQUAL(b.data, "[+]ping ok\nhealthz check passed\n");
+	nl_buf_reset(&b);
+	CU_ASSERT_EQUAL(fetch(&b, port, "GET", "/livez"), 200);
+	CU_ASSERT_STRING_EQUAL(b.data, "ok");
+	nl_buf_reset(&b);
+	/* Nothing registered, no lease written: not ready (agent_health.c). */
+	CU_ASSERT_EQUAL(fetch(&b, port, "GET", "/readyz"), 500);
+	CU_ASSERT_PTR_NOT_NULL(strstr(b.data, "[-]registration failed: reason withheld\n"));
 	nl_buf_reset(&b);
 	CU_ASSERT_EQUAL(fetch(&b, port, "GET", "/nope"), 404);
 	nl_buf_reset(&b);
