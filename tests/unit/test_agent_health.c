@@ -24,61 +24,62 @@ static char *get(int *code, const char *path, const char *query, const nl__agent
 	return text ? text : strdup("");
 }
 
-#define CHECK(path, query, st, want_code, want_body)                                         \
-	do {                                                                                 \
-		int code_;                                                                   \
-		char *body_ = get(&code_, path, query, st);                                  \
-		CU_ASSERT_EQUAL(code_, want_code);                                           \
-		if (strcmp(body_, want_body) != 0)                                           \
-			fprintf(stderr, "\n  %s?%s: %s\n", path, query ? query : "", body_); \
-		CU_ASSERT_STRING_EQUAL(body_, want_body);                                    \
-		free(body_);                                                                 \
-	} while (0)
+static void check(const char *path, const char *query, const nl__agent_health_state *st,
+                  int want_code, const char *want_body)
+{
+	int code;
+	char *body = get(&code, path, query, st);
+	CU_ASSERT_EQUAL(code, want_code);
+	if (strcmp(body, want_body) != 0)
+		fprintf(stderr, "\n  %s?%s: %s\n", path, query ? query : "", body);
+	CU_ASSERT_STRING_EQUAL(body, want_body);
+	free(body);
+}
 
 static void test_agent_health__ok_bodies(void)
 {
-	CHECK("/healthz", NULL, &READY, 200, "ok");
-	CHECK("/livez", "", &READY, 200, "ok");
-	CHECK("/readyz", NULL, &READY, 200, "ok");
-	CHECK("/livez", "verbose", &READY, 200, "[+]ping ok\nlivez check passed\n");
-	CHECK("/readyz", "verbose=1", &READY, 200,
+	check("/healthz", NULL, &READY, 200, "ok");
+	check("/livez", "", &READY, 200, "ok");
+	check("/readyz", NULL, &READY, 200, "ok");
+	check("/livez", "verbose", &READY, 200, "[+]ping ok\nlivez check passed\n");
+	check("/readyz", "verbose=1", &READY, 200,
 	      "[+]ping ok\n[+]registration ok\n[+]node-lease ok\nreadyz check passed\n");
 }
 
 /* Liveness never waits for the API server; readiness does. */
 static void test_agent_health__readiness_waits(void)
 {
-	CHECK("/healthz", NULL, &UNREGISTERED, 200, "ok");
-	CHECK("/livez", NULL, &UNREGISTERED, 200, "ok");
-	CHECK("/readyz", NULL, &UNREGISTERED, 500,
+	check("/healthz", NULL, &UNREGISTERED, 200, "ok");
+	check("/livez", NULL, &UNREGISTERED, 200, "ok");
+	check("/readyz", NULL, &UNREGISTERED, 500,
 	      "[+]ping ok\n[-]registration failed: reason withheld\n"
 	      "[-]node-lease failed: reason withheld\nreadyz check failed\n");
-	CHECK("/readyz", "verbose", &NO_LEASE, 500,
+	check("/readyz", "verbose", &NO_LEASE, 500,
 	      "[+]ping ok\n[+]registration ok\n[-]node-lease failed: reason withheld\n"
 	      "readyz check failed\n");
 }
 
 static void test_agent_health__exclude(void)
 {
-	CHECK("/readyz", "exclude=node-lease", &NO_LEASE, 200, "ok");
-	CHECK("/readyz", "verbose&exclude=node-lease", &NO_LEASE, 200,
+	check("/readyz", "exclude=node-lease", &NO_LEASE, 200, "ok");
+	check("/readyz", "verbose&exclude=node-lease", &NO_LEASE, 200,
 	      "[+]ping ok\n[+]registration ok\n[+]node-lease excluded: ok\nreadyz check passed\n");
-	CHECK("/readyz", "exclude=registration&exclude=node%2Dlease", &UNREGISTERED, 200, "ok");
-	CHECK("/livez", "verbose=true&exclude=dontexist", &READY, 200,
+	check("/readyz", "exclude=registration&exclude=node%2Dlease", &UNREGISTERED, 200, "ok");
+	check("/livez", "verbose=true&exclude=dontexist", &READY, 200,
 	      "[+]ping ok\nwarn: some health checks cannot be excluded: no matches for "
 	      "\"dontexist\"\nlivez check passed\n");
 }
 
 static void test_agent_health__single_checks(void)
 {
-	CHECK("/livez/ping", NULL, &UNREGISTERED, 200, "ok");
-	CHECK("/readyz/ping", NULL, &UNREGISTERED, 200, "ok");
-	CHECK("/readyz/registration", NULL, &READY, 200, "ok");
-	CHECK("/readyz/registration", NULL, &UNREGISTERED, 500,
+	check("/livez/ping", NULL, &UNREGISTERED, 200, "ok");
+	check("/readyz/ping", NULL, &UNREGISTERED, 200, "ok");
+	check("/readyz/registration", NULL, &READY, 200, "ok");
+	check("/readyz/registration", NULL, &UNREGISTERED, 500,
 	      "internal server error: the node is not registered yet\n");
-	CHECK("/readyz/node-lease", NULL, &NO_LEASE, 500,
+	check("/readyz/node-lease", NULL, &NO_LEASE, 500,
 	      "internal server error: the node lease has not been written yet\n");
-	CHECK("/livez/registration", NULL, &READY, 404, "404 page not found\n");
+	check("/livez/registration", NULL, &READY, 404, "404 page not found\n");
 }
 
 static void test_agent_health__other_paths(void)
