@@ -186,6 +186,10 @@ int nl_agent_new(nl_agent **out, const nl_agent_options *o, nl_err *err)
 	}
 	if ((rc = nl_nodelet_config_validate(a->config, err)) != 0)
 		goto fail;
+	if ((rc = nl__agent_conditions_init(a, o)) != 0) {
+		nl_err_set(err, rc, "out of memory");
+		goto fail;
+	}
 	if (o->host)
 		a->host = *o->host;
 	else
@@ -222,6 +226,7 @@ void nl_agent_free(nl_agent *a)
 	if (a->own_clock)
 		nl_clock_free(a->clock);
 	nl_nodelet_config_free(a->config);
+	nl__agent_conditions_free(a);
 	free(a->node_name);
 	free(a);
 }
@@ -370,6 +375,7 @@ int nl_agent_set_config(nl_agent *a, const nl_nodelet_config *cfg)
 		return rc;
 	nl_nodelet_config_free(a->config);
 	a->config = copy;
+	nl__agent_thresholds_load(a);
 	nl_lease_controller_set_lease_duration(a->lease, cfg->lease_duration_seconds);
 	/* The server may show the old configuration's effects: compare now. */
 	a->status_check_owed = 1;

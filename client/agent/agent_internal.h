@@ -48,12 +48,39 @@ struct nl_agent {
 	int64_t last_lease_renew_wall;
 
 	unsigned long heartbeat_failures;
+
+	/* Node conditions (agent_conditions.c): the host as read, the
+	 * thresholds of the configuration, what the last observation found. */
+	nl_host_view view;
+	char *view_root;
+	char *state_dirs[NL_AGENT_MAX_STATE_DIRS];
+	size_t n_state_dirs;
+	nl_eviction_threshold thresholds[NL_SIGNAL_COUNT];
+	size_t n_thresholds;
+	nl_pressure_tracker pressure;
+	int under_pressure[NL_PRESSURE_COUNT];
+	int64_t ephemeral_storage_bytes; /* the root filesystem's size; 0 = unknown */
+	char not_ready[512];             /* the self-check's errors; "" = Ready */
 };
 
 /* The on-repeated-heartbeat-failure hook: close the client's connections. */
 void nl__agent_heartbeat_failed(nl_agent *a);
 /* The clock time at which the next status report is due. */
 int64_t nl__agent_next_report(const nl_agent *a);
+
+/* Copy the options' host view and state directories; parse the config's
+ * thresholds (nl_agent_new and nl_agent_set_config). NL_ENOMEM. */
+int nl__agent_conditions_init(nl_agent *a, const nl_agent_options *o);
+void nl__agent_conditions_free(nl_agent *a);
+void nl__agent_thresholds_load(nl_agent *a);
+/* Read the host now: signals, pressure, the Ready self-check. */
+void nl__agent_observe(nl_agent *a);
+/* The four conditions, in kubelet's order for ones node lacks
+ * (MemoryPressure, DiskPressure, PIDPressure, Ready), as the last
+ * observation found them; transition times kept unless the status moves. */
+int nl__agent_set_conditions(json_object *node, const nl_agent *a, int64_t now);
+/* The condition types set by nl__agent_set_conditions, in that order. */
+extern const char *const nl__agent_condition_types[4];
 
 /* status.* fields this agent reports (conditions excluded) into status. */
 int nl__agent_fill_status(json_object *status, const nl_agent *a);

@@ -140,6 +140,13 @@ static json_object *resources(const nl_agent *a)
 		if (add_str(r, "memory", buf) != 0)
 			goto fail;
 	}
+	/* kubelet's ephemeral-storage: the size of its root directory's
+	 * filesystem (cAdvisor's RootFsInfo); nothing is reserved. */
+	if (a->ephemeral_storage_bytes > 0) {
+		binary_quantity(buf, sizeof(buf), a->ephemeral_storage_bytes);
+		if (add_str(r, "ephemeral-storage", buf) != 0)
+			goto fail;
+	}
 	if (add_str(r, "pods", "0") != 0)
 		goto fail;
 	return r;
@@ -224,9 +231,9 @@ static int build_node(json_object **out, nl_agent *a)
 		json_object_put(t);
 	else if (add(spec, "taints", t) != 0)
 		goto fail;
+	nl__agent_observe(a);
 	if ((rc = nl__agent_fill_status(status, a)) != 0 ||
-	    (rc = nl_node_set_condition(node, "Ready", "True", NL_AGENT_READY_REASON,
-	                                NL_AGENT_READY_MESSAGE, nl_clock_now(a->clock))) != 0)
+	    (rc = nl__agent_set_conditions(node, a, nl_clock_now(a->clock))) != 0)
 		goto fail;
 	*out = node;
 	return 0;

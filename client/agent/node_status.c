@@ -65,10 +65,13 @@ static int condition_differs(json_object *a, json_object *b)
 	return 0;
 }
 
-/* status.conditions: the Ready condition as nl_node_set_condition leaves it
- * (transition time kept unless the status changes), and kubelet's
- * $setElementOrder so the server keeps the list in order. */
-static int condition_patch(json_object *ps, int *changed, json_object *node, int64_t now)
+/* status.conditions: the four conditions as nl__agent_set_conditions
+ * leaves them on a copy of the server's (transition times kept unless the
+ * status changes; missing ones appended in kubelet's order), all of them
+ * sent since their heartbeat moved, and kubelet's $setElementOrder so the
+ * server keeps the list in its order. */
+static int condition_patch(json_object *ps, int *changed, const nl_agent *a, json_object *node,
+                           int64_t now)
 {
 	json_object *tmp = json_object_new_object(), *st = json_object_new_object(), *order;
 	json_object *conds = copy(nl_json_get_path(node, "status.conditions"));
@@ -80,17 +83,23 @@ static int condition_patch(json_object *ps, int *changed, json_object *node, int
 	}
 	if (conds && add(st, "conditions", conds) != 0)
 		goto done;
-	if ((rc = nl_node_set_condition(tmp, "Ready", "True", NL_AGENT_READY_REASON,
-	                                NL_AGENT_READY_MESSAGE, now)) != 0)
+	if ((rc = nl__agent_set_conditions(tmp, a, now)) != 0)
 		goto done;
-	json_object *ready = nl_node_condition(tmp, "Ready");
-	if (condition_differs(nl_node_condition(node, "Ready"), ready))
-		*changed = 1;
 	rc = NL_ENOMEM;
 	json_object *list = json_object_new_array();
-	if (add(ps, "conditions", list) != 0 ||
-	    json_object_array_add(list, json_object_get(ready)) != 0 ||
-	    add(ps, "$setElementOrder/conditions", order = json_object_new_array()) != 0)
+	if (add(ps, "conditions", list) != 0)
+		goto done;
+	for (size_t i = 0; i < 4; i++) {
+		const char *type = nl__agent_condition_types[i];
+		json_object *mine = nl_node_condition(tmp, type);
+		if (condition_differs(nl_node_condition(node, type), mine))
+			*changed = 1;
+		if (json_object_array_add(list, json_object_get(mine)) != 0) {
+			json_object_put(mine);
+			goto done;
+		}
+	}
+	if (add(ps, "$setElementOrder/conditions", order = json_object_new_array()) != 0)
 		goto done;
 	conds = json_object_object_get(st, "conditions");
 	for (size_t i = 0; i < json_object_array_length(conds); i++) {
@@ -159,7 +168,7 @@ static int build_patch(json_object **out, int *changed, const nl_agent *a, json_
 	if ((rc = addresses_patch(ps, changed,
 	                          have ? json_object_object_get(have, "addresses") : NULL,
 	                          json_object_object_get(want, "addresses"))) != 0 ||
-	    (rc = condition_patch(ps, changed, node, now)) != 0)
+	    (rc = condition_patch(ps, changed, a, node, now)) != 0)
 		goto fail;
 	json_object_put(want);
 	*out = patch;
@@ -213,8 +222,8 @@ static int try_update(nl_agent *a, int attempt, nl_result *res)
 	a->last_report_mono = mono;
 	a->reports++;
 	a->status_check_owed = 0;
-	NL_LOG_V(4, "updated node status: node=\"%s\" Ready=True changed=%s", a->node_name,
-	         changed ? "true" : "false");
+	NL_LOG_V(4, "updated node status: node=\"%s\" Ready=%s changed=%s", a->node_name,
+	         a->not_ready[0] ? "False" : "True", changed ? "true" : "false");
 done:
 	json_object_put(node);
 	json_object_put(patch);
@@ -226,6 +235,9 @@ int nl_agent_sync_status(nl_agent *a)
 {
 	nl_result res = NL_RESULT_INIT;
 	int rc = 0;
+	/* Once per sync, as kubelet's eviction manager observes once per
+	 * period: retries report the same observation. */
+	nl__agent_observe(a);
 	for (int i = 0; i < NL_AGENT_STATUS_UPDATE_RETRIES; i++) {
 		if (nl_clock_stopped(a->clock)) {
 			rc = NL_ECANCELED;

@@ -89,10 +89,13 @@ static int decode_update_frequency(nl_nodelet_config *c, json_object *v, nl_err 
 	                       "nodeStatusUpdateFrequency", err);
 }
 
-static int decode_labels(nl_nodelet_config *c, json_object *v, nl_err *err)
+/* A map[string]string field into (key, value) pairs in document order;
+ * the pairs replace what *list held. */
+static int decode_string_map(nl_label **list, size_t *count, json_object *v, const char *field,
+                             nl_err *err)
 {
 	if (!json_object_is_type(v, json_type_object))
-		return type_error(err, v, "nodeLabels", "map[string]string");
+		return type_error(err, v, field, "map[string]string");
 	size_t n = (size_t)json_object_object_length(v), i = 0;
 	nl_label *labels = n ? calloc(n, sizeof(*labels)) : NULL;
 	int rc = n && !labels ? NL_ENOMEM : 0;
@@ -101,7 +104,7 @@ static int decode_labels(nl_nodelet_config *c, json_object *v, nl_err *err)
 		if (rc != 0)
 			break;
 		if (!json_object_is_type(val, json_type_string)) {
-			rc = type_error(err, val, "nodeLabels", "string");
+			rc = type_error(err, val, field, "string");
 			break;
 		}
 		labels[i].key = strdup(key);
@@ -117,9 +120,32 @@ static int decode_labels(nl_nodelet_config *c, json_object *v, nl_err *err)
 		free(labels);
 		return rc == NL_ENOMEM ? nl_err_set(err, rc, "out of memory") : rc;
 	}
-	c->node_labels = labels;
-	c->n_node_labels = n;
+	for (size_t j = 0; j < *count; j++) {
+		free((*list)[j].key);
+		free((*list)[j].value);
+	}
+	free(*list);
+	*list = labels;
+	*count = n;
 	return 0;
+}
+
+static int decode_labels(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	return decode_string_map(&c->node_labels, &c->n_node_labels, v, "nodeLabels", err);
+}
+
+/* Replaces the defaults whole: kubelet defaults evictionHard only when the
+ * map is absent, so {} means no thresholds. */
+static int decode_eviction_hard(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	return decode_string_map(&c->eviction_hard, &c->n_eviction_hard, v, "evictionHard", err);
+}
+
+static int decode_transition_period(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	return decode_duration(&c->eviction_pressure_transition_period_usec, v,
+	                       "evictionPressureTransitionPeriod", err);
 }
 
 static int taint_string(char **out, json_object *t, const char *key, nl_err *err)
@@ -194,6 +220,9 @@ static const struct {
     {"logVerbosity", NL_NC_LOG_VERBOSITY, decode_log_verbosity},
     {"registerNode", NL_NC_REGISTER_NODE, decode_register_node},
     {"contentType", NL_NC_CONTENT_TYPE, decode_content_type},
+    {"evictionHard", NL_NC_EVICTION_HARD, decode_eviction_hard},
+    {"evictionPressureTransitionPeriod", NL_NC_EVICTION_PRESSURE_TRANSITION_PERIOD,
+     decode_transition_period},
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -307,12 +336,11 @@ static int add(json_object *o, const char *key, json_object *v)
 	return 0;
 }
 
-static json_object *labels_json(const nl_nodelet_config *c)
+static json_object *map_json(const nl_label *l, size_t n)
 {
 	json_object *o = json_object_new_object();
-	for (size_t i = 0; o && i < c->n_node_labels; i++)
-		if (add(o, c->node_labels[i].key,
-		        json_object_new_string(c->node_labels[i].value)) != 0) {
+	for (size_t i = 0; o && i < n; i++)
+		if (add(o, l[i].key, json_object_new_string(l[i].value)) != 0) {
 			json_object_put(o);
 			return NULL;
 		}
@@ -340,24 +368,27 @@ static json_object *taints_json(const nl_nodelet_config *c)
 
 json_object *nl_nodelet_config_to_json(const nl_nodelet_config *c)
 {
-	char freq[NL_DURATION_BUFSZ], upd[NL_DURATION_BUFSZ];
+	char freq[NL_DURATION_BUFSZ], upd[NL_DURATION_BUFSZ], period[NL_DURATION_BUFSZ];
 	json_object *o = json_object_new_object();
 	nl_duration_format(freq, c->node_status_report_frequency_usec);
 	nl_duration_format(upd, c->node_status_update_frequency_usec);
+	nl_duration_format(period, c->eviction_pressure_transition_period_usec);
 	if (!o ||
 	    add(o, "apiVersion", json_object_new_string(NL_NODELET_CONFIG_API_VERSION)) != 0 ||
 	    add(o, "kind", json_object_new_string(NL_NODELET_CONFIG_KIND)) != 0 ||
 	    add(o, "leaseDurationSeconds", json_object_new_int(c->lease_duration_seconds)) != 0 ||
 	    add(o, "nodeStatusReportFrequency", json_object_new_string(freq)) != 0 ||
 	    add(o, "nodeStatusUpdateFrequency", json_object_new_string(upd)) != 0 ||
-	    add(o, "nodeLabels", labels_json(c)) != 0 ||
+	    add(o, "nodeLabels", map_json(c->node_labels, c->n_node_labels)) != 0 ||
 	    add(o, "registerWithTaints", taints_json(c)) != 0 ||
 	    add(o, "logVerbosity", json_object_new_int(c->log_verbosity)) != 0 ||
 	    add(o, "registerNode", json_object_new_boolean(c->register_node)) != 0 ||
 	    add(o, "contentType",
 	        json_object_new_string(nl_content_type_name(c->content_type)
 	                                   ? nl_content_type_name(c->content_type)
-	                                   : "")) != 0) {
+	                                   : "")) != 0 ||
+	    add(o, "evictionHard", map_json(c->eviction_hard, c->n_eviction_hard)) != 0 ||
+	    add(o, "evictionPressureTransitionPeriod", json_object_new_string(period)) != 0) {
 		json_object_put(o);
 		return NULL;
 	}

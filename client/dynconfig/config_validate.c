@@ -3,6 +3,7 @@
  * aggregated as utilerrors.NewAggregate prints them. */
 #include <nodelet/buf.h>
 #include <nodelet/clock.h>
+#include <nodelet/eviction.h>
 #include <nodelet/names.h>
 #include <nodelet/nodelet_config.h>
 
@@ -103,6 +104,28 @@ static void check_taint(ferrs *e, const nl_nodelet_config *c, size_t i)
 	}
 }
 
+/* Each entry as kubelet's ParseThresholdConfig reads it, with its message. */
+static void check_eviction_hard(ferrs *e, const nl_nodelet_config *c)
+{
+	for (size_t i = 0; i < c->n_eviction_hard; i++) {
+		const nl_label *l = &c->eviction_hard[i];
+		nl_eviction_threshold t;
+		nl_err why = {0};
+		if (nl_eviction_threshold_parse(&t, l->key, l->value, &why) < 0)
+			push(e, "evictionHard[%s]: Invalid value: \"%s\": %s", l->key, l->value,
+			     why.msg);
+	}
+}
+
+static void check_positive_duration(ferrs *e, const char *field, int64_t usec)
+{
+	if (usec <= 0) {
+		char d[NL_DURATION_BUFSZ];
+		nl_duration_format(d, usec);
+		push(e, "%s: Invalid value: \"%s\": must be greater than 0", field, d);
+	}
+}
+
 int nl_nodelet_config_validate(const nl_nodelet_config *c, nl_err *err)
 {
 	ferrs e = {.n = 0};
@@ -110,22 +133,17 @@ int nl_nodelet_config_validate(const nl_nodelet_config *c, nl_err *err)
 	check_range(&e, "leaseDurationSeconds", c->lease_duration_seconds,
 	            NL_NODELET_CONFIG_MIN_LEASE_DURATION_SECONDS,
 	            NL_NODELET_CONFIG_MAX_LEASE_DURATION_SECONDS);
-	if (c->node_status_report_frequency_usec <= 0) {
-		char d[NL_DURATION_BUFSZ];
-		nl_duration_format(d, c->node_status_report_frequency_usec);
-		push(&e, "nodeStatusReportFrequency: Invalid value: \"%s\": must be greater than 0",
-		     d);
-	}
-	if (c->node_status_update_frequency_usec <= 0) {
-		char d[NL_DURATION_BUFSZ];
-		nl_duration_format(d, c->node_status_update_frequency_usec);
-		push(&e, "nodeStatusUpdateFrequency: Invalid value: \"%s\": must be greater than 0",
-		     d);
-	}
+	check_positive_duration(&e, "nodeStatusReportFrequency",
+	                        c->node_status_report_frequency_usec);
+	check_positive_duration(&e, "nodeStatusUpdateFrequency",
+	                        c->node_status_update_frequency_usec);
 	check_range(&e, "logVerbosity", c->log_verbosity, 0, NL_NODELET_CONFIG_MAX_LOG_VERBOSITY);
 	check_labels(&e, c);
 	for (size_t i = 0; i < c->n_register_with_taints; i++)
 		check_taint(&e, c, i);
+	check_eviction_hard(&e, c);
+	check_positive_duration(&e, "evictionPressureTransitionPeriod",
+	                        c->eviction_pressure_transition_period_usec);
 	int rc = 0;
 	if (e.oom)
 		rc = nl_err_set(err, NL_ENOMEM, "out of memory");

@@ -1,5 +1,6 @@
 /* NodeletConfiguration values: defaults, copies, comparison, the flag
  * transform and the list-valued flags' syntax. */
+#include <nodelet/eviction.h>
 #include <nodelet/nodelet_config.h>
 
 #include <stdlib.h>
@@ -16,7 +17,33 @@ static void set_defaults(nl_nodelet_config *c)
 	    .log_verbosity = 0,
 	    .register_node = 1,
 	    .content_type = NL_CONTENT_PROTOBUF,
+	    .eviction_pressure_transition_period_usec =
+	        NL_EVICTION_DEFAULT_PRESSURE_TRANSITION_PERIOD_USEC,
 	};
+}
+
+static void free_labels(nl_label *l, size_t n);
+
+/* kubelet's DefaultEvictionHard as the map a document would give. */
+static int default_eviction_hard(nl_nodelet_config *c)
+{
+	static const struct {
+		const char *signal, *value;
+	} defaults[NL_EVICTION_HARD_N_DEFAULTS] = NL_EVICTION_HARD_DEFAULTS;
+	nl_label *l = calloc(NL_EVICTION_HARD_N_DEFAULTS, sizeof(*l));
+	if (!l)
+		return NL_ENOMEM;
+	for (size_t i = 0; i < NL_EVICTION_HARD_N_DEFAULTS; i++) {
+		l[i].key = strdup(defaults[i].signal);
+		l[i].value = strdup(defaults[i].value);
+		if (!l[i].key || !l[i].value) {
+			free_labels(l, NL_EVICTION_HARD_N_DEFAULTS);
+			return NL_ENOMEM;
+		}
+	}
+	c->eviction_hard = l;
+	c->n_eviction_hard = NL_EVICTION_HARD_N_DEFAULTS;
+	return 0;
 }
 
 int nl_nodelet_config_new(nl_nodelet_config **out)
@@ -25,6 +52,10 @@ int nl_nodelet_config_new(nl_nodelet_config **out)
 	if (!c)
 		return NL_ENOMEM;
 	set_defaults(c);
+	if (default_eviction_hard(c) != 0) {
+		free(c);
+		return NL_ENOMEM;
+	}
 	*out = c;
 	return 0;
 }
@@ -54,6 +85,7 @@ void nl_nodelet_config_free(nl_nodelet_config *c)
 		return;
 	free_labels(c->node_labels, c->n_node_labels);
 	free_taints(c->register_with_taints, c->n_register_with_taints);
+	free_labels(c->eviction_hard, c->n_eviction_hard);
 	free(c);
 }
 
@@ -100,13 +132,16 @@ int nl_nodelet_config_copy(nl_nodelet_config **out, const nl_nodelet_config *c)
 	*copy = *c;
 	copy->node_labels = NULL;
 	copy->register_with_taints = NULL;
+	copy->eviction_hard = NULL;
 	if (copy_labels(&copy->node_labels, c->node_labels, c->n_node_labels) != 0) {
 		free(copy);
 		return NL_ENOMEM;
 	}
 	if (copy_taints(&copy->register_with_taints, c->register_with_taints,
-	                c->n_register_with_taints) != 0) {
+	                c->n_register_with_taints) != 0 ||
+	    copy_labels(&copy->eviction_hard, c->eviction_hard, c->n_eviction_hard) != 0) {
 		free_labels(copy->node_labels, copy->n_node_labels);
+		free_taints(copy->register_with_taints, copy->n_register_with_taints);
 		free(copy);
 		return NL_ENOMEM;
 	}
@@ -121,8 +156,15 @@ int nl_nodelet_config_equal(const nl_nodelet_config *a, const nl_nodelet_config 
 	    a->node_status_update_frequency_usec != b->node_status_update_frequency_usec ||
 	    a->log_verbosity != b->log_verbosity || !a->register_node != !b->register_node ||
 	    a->content_type != b->content_type || a->n_node_labels != b->n_node_labels ||
-	    a->n_register_with_taints != b->n_register_with_taints)
+	    a->n_register_with_taints != b->n_register_with_taints ||
+	    a->eviction_pressure_transition_period_usec !=
+	        b->eviction_pressure_transition_period_usec ||
+	    a->n_eviction_hard != b->n_eviction_hard)
 		return 0;
+	for (size_t i = 0; i < a->n_eviction_hard; i++)
+		if (strcmp(a->eviction_hard[i].key, b->eviction_hard[i].key) != 0 ||
+		    strcmp(a->eviction_hard[i].value, b->eviction_hard[i].value) != 0)
+			return 0;
 	for (size_t i = 0; i < a->n_node_labels; i++)
 		if (strcmp(a->node_labels[i].key, b->node_labels[i].key) != 0 ||
 		    strcmp(a->node_labels[i].value, b->node_labels[i].value) != 0)
@@ -138,15 +180,19 @@ int nl_nodelet_config_equal(const nl_nodelet_config *a, const nl_nodelet_config 
 
 int nl_nodelet_config_apply_flags(nl_nodelet_config *dst, const nl_nodelet_config *flags)
 {
-	nl_label *labels = NULL;
+	nl_label *labels = NULL, *eviction = NULL;
 	nl_taint *taints = NULL;
 	/* Copy the lists first so a failure leaves dst untouched. */
 	if ((flags->set & NL_NC_NODE_LABELS) &&
 	    copy_labels(&labels, flags->node_labels, flags->n_node_labels) != 0)
 		return NL_ENOMEM;
-	if ((flags->set & NL_NC_REGISTER_WITH_TAINTS) &&
-	    copy_taints(&taints, flags->register_with_taints, flags->n_register_with_taints) != 0) {
+	if (((flags->set & NL_NC_REGISTER_WITH_TAINTS) &&
+	     copy_taints(&taints, flags->register_with_taints, flags->n_register_with_taints) !=
+	         0) ||
+	    ((flags->set & NL_NC_EVICTION_HARD) &&
+	     copy_labels(&eviction, flags->eviction_hard, flags->n_eviction_hard) != 0)) {
 		free_labels(labels, flags->n_node_labels);
+		free_taints(taints, taints ? flags->n_register_with_taints : 0);
 		return NL_ENOMEM;
 	}
 	if (flags->set & NL_NC_LEASE_DURATION_SECONDS)
@@ -161,6 +207,14 @@ int nl_nodelet_config_apply_flags(nl_nodelet_config *dst, const nl_nodelet_confi
 		dst->register_node = flags->register_node;
 	if (flags->set & NL_NC_CONTENT_TYPE)
 		dst->content_type = flags->content_type;
+	if (flags->set & NL_NC_EVICTION_PRESSURE_TRANSITION_PERIOD)
+		dst->eviction_pressure_transition_period_usec =
+		    flags->eviction_pressure_transition_period_usec;
+	if (flags->set & NL_NC_EVICTION_HARD) {
+		free_labels(dst->eviction_hard, dst->n_eviction_hard);
+		dst->eviction_hard = eviction;
+		dst->n_eviction_hard = flags->n_eviction_hard;
+	}
 	if (flags->set & NL_NC_NODE_LABELS) {
 		free_labels(dst->node_labels, dst->n_node_labels);
 		dst->node_labels = labels;

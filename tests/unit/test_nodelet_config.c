@@ -339,7 +339,10 @@ static void test_nodelet_config__copy_equal_and_json_round_trip(void)
 	       "\"nodeStatusUpdateFrequency\":\"10s\",\"nodeLabels\":{\"a\":\"b\"},"
 	       "\"registerWithTaints\":[{\"key\":\"k\","
 	       "\"effect\":\"NoSchedule\"}],\"logVerbosity\":0,\"registerNode\":true,"
-	       "\"contentType\":\"application/vnd.kubernetes.protobuf\"}");
+	       "\"contentType\":\"application/vnd.kubernetes.protobuf\","
+	       "\"evictionHard\":{\"memory.available\":\"100Mi\",\"nodefs.available\":\"10%\","
+	       "\"nodefs.inodesFree\":\"5%\",\"imagefs.available\":\"15%\"},"
+	       "\"evictionPressureTransitionPeriod\":\"5m0s\"}");
 	const char *text = json_object_to_json_string(j);
 	CU_ASSERT_EQUAL(nl_nodelet_config_parse(&c, text, strlen(text), "<json>", NULL), 0);
 	CU_ASSERT_TRUE(c && nl_nodelet_config_equal(a, c));
@@ -423,7 +426,62 @@ static void test_nodelet_config__content_type(void)
 	            "NodeletConfiguration.contentType of type string");
 }
 
+/* kubelet's evictionHard and evictionPressureTransitionPeriod: defaults
+ * when absent, a given map replaces them whole, kubelet's parse errors. */
+static void test_nodelet_config__eviction_fields(void)
+{
+	nl_nodelet_config *c = parse_ok(HEAD);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL_FATAL(c->n_eviction_hard, 4);
+	CU_ASSERT_STRING_EQUAL(c->eviction_hard[0].key, "memory.available");
+	CU_ASSERT_STRING_EQUAL(c->eviction_hard[0].value, "100Mi");
+	CU_ASSERT_STRING_EQUAL(c->eviction_hard[3].key, "imagefs.available");
+	CU_ASSERT_STRING_EQUAL(c->eviction_hard[3].value, "15%");
+	CU_ASSERT_EQUAL(c->eviction_pressure_transition_period_usec, INT64_C(300000000));
+	nl_nodelet_config_free(c);
+
+	c = parse_ok(HEAD "evictionHard: {pid.available: \"100\"}\n"
+	                  "evictionPressureTransitionPeriod: 30s\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL_FATAL(c->n_eviction_hard, 1);
+	CU_ASSERT_STRING_EQUAL(c->eviction_hard[0].key, "pid.available");
+	CU_ASSERT_EQUAL(c->eviction_pressure_transition_period_usec, INT64_C(30000000));
+	CU_ASSERT_TRUE(c->set & NL_NC_EVICTION_HARD);
+	CU_ASSERT_TRUE(c->set & NL_NC_EVICTION_PRESSURE_TRANSITION_PERIOD);
+	CU_ASSERT_EQUAL(nl_nodelet_config_validate(c, NULL), 0);
+	/* The flag transform carries both. */
+	nl_nodelet_config *d = parse_ok(HEAD);
+	CU_ASSERT_EQUAL(nl_nodelet_config_apply_flags(d, c), 0);
+	CU_ASSERT_TRUE(nl_nodelet_config_equal(c, d));
+	nl_nodelet_config_free(d);
+	nl_nodelet_config_free(c);
+
+	c = parse_ok(HEAD "evictionHard: {}\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->n_eviction_hard, 0);
+	nl_nodelet_config_free(c);
+
+	validate(HEAD "evictionHard: {memory.available: 0%, nodefs.available: 100%}\n", NULL);
+	validate(HEAD "evictionHard: {memory.free: 1Mi}\n",
+	         "evictionHard[memory.free]: Invalid value: \"1Mi\": unsupported eviction signal "
+	         "memory.free");
+	validate(HEAD "evictionHard: {nodefs.available: 101%}\n",
+	         "evictionHard[nodefs.available]: Invalid value: \"101%\": eviction percentage "
+	         "threshold nodefs.available must be <= 100%: 101%");
+	validate(HEAD "evictionPressureTransitionPeriod: 0s\n",
+	         "evictionPressureTransitionPeriod: Invalid value: \"0s\": must be greater than 0");
+	parse_fails(HEAD "evictionHard: [a]\n", NL_EPARSE,
+	            "test.yaml: json: cannot unmarshal array into Go struct field "
+	            "NodeletConfiguration.evictionHard of type map[string]string");
+	parse_fails(HEAD "evictionHard: {memory.available: 5}\n", NL_EPARSE,
+	            "test.yaml: json: cannot unmarshal number into Go struct field "
+	            "NodeletConfiguration.evictionHard of type string");
+	parse_fails(HEAD "evictionPressureTransitionPeriod: soon\n", NL_EPARSE,
+	            "test.yaml: time: invalid duration \"soon\"");
+}
+
 static CU_TestInfo tests[] = {
+    {"eviction_fields", test_nodelet_config__eviction_fields},
     {"defaults_when_absent", test_nodelet_config__defaults_when_absent},
     {"update_frequency_defaults_the_report_one",
      test_nodelet_config__update_frequency_defaults_the_report_one},

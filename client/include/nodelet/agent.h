@@ -20,6 +20,7 @@
 #include "config.h"
 #include "errors.h"
 #include "lease_controller.h"
+#include "node_conditions.h"
 #include "nodelet_config.h"
 
 /* The taint a node gets at registration unless registerWithTaints is given:
@@ -30,6 +31,11 @@
  * posting ready status"). */
 #define NL_AGENT_READY_REASON "NodeletReady"
 #define NL_AGENT_READY_MESSAGE "nodelet is posting ready status"
+/* Ready False when a self-check fails (kubelet: KubeletNotReady, the
+ * errors as the message). */
+#define NL_AGENT_NOT_READY_REASON "NodeletNotReady"
+/* State directories checked by the Ready self-check, at most. */
+#define NL_AGENT_MAX_STATE_DIRS 4
 /* kubelet's nodeStatusUpdateRetry: status attempts per sync. */
 #define NL_AGENT_STATUS_UPDATE_RETRIES 5
 /* The status check runs every nodeStatusUpdateFrequency jittered by up to
@@ -141,6 +147,14 @@ typedef struct {
 	const char *lease_name;      /* NULL = the node name */
 	const char *lease_namespace; /* NULL = kube-node-lease */
 	const nl_host_info *host;    /* copied; NULL = nl_host_info_probe() */
+	/* Where the eviction signals are read (copied, root included); NULL =
+	 * this host. */
+	const nl_host_view *host_view;
+	/* The agent's state directories (--dynamic-config-dir, ...), copied:
+	 * Ready is False while one is not writable, and their filesystems
+	 * count for DiskPressure besides "/". At most NL_AGENT_MAX_STATE_DIRS. */
+	const char *const *state_dirs;
+	size_t n_state_dirs;
 	/* Seed of the renew interval's jitter; 0 = from the node name and the
 	 * clock (reproducible on a fake clock). */
 	uint64_t jitter_seed;
@@ -215,6 +229,11 @@ unsigned long nl_agent_heartbeat_failures(const nl_agent *a);
  * and the clock time of the last one (0 = none). */
 unsigned long nl_agent_status_reports(const nl_agent *a);
 int64_t nl_agent_last_status_report(const nl_agent *a);
+
+/* Whether the last status sync found pressure p (transition period
+ * included), and the Ready self-check's errors ("" when Ready). */
+int nl_agent_under_pressure(const nl_agent *a, nl_pressure p);
+const char *nl_agent_not_ready_message(const nl_agent *a);
 
 /* The Node this agent would CREATE now (registration), for tests and the
  * scenario runner. New reference (caller frees). NL_ENOMEM. */

@@ -46,6 +46,8 @@ enum {
 	NL_NC_REGISTER_NODE = 1u << 5,
 	NL_NC_CONTENT_TYPE = 1u << 6,
 	NL_NC_NODE_STATUS_UPDATE_FREQUENCY = 1u << 7,
+	NL_NC_EVICTION_HARD = 1u << 8,
+	NL_NC_EVICTION_PRESSURE_TRANSITION_PERIOD = 1u << 9,
 };
 
 typedef struct {
@@ -79,13 +81,24 @@ typedef struct {
 	size_t n_node_labels;
 	nl_taint *register_with_taints; /* registerWithTaints */
 	size_t n_register_with_taints;
+	/* evictionHard: signal name to threshold ("memory.available" to
+	 * "100Mi"), as kubelet's map; default kubelet's Linux defaults
+	 * (NL_EVICTION_HARD_DEFAULTS, nodelet/eviction.h). A document that
+	 * gives the map replaces it whole, as kubelet's defaulting does. Only
+	 * the node conditions follow from it: nodelet evicts nothing. */
+	nl_label *eviction_hard;
+	size_t n_eviction_hard;
+	/* evictionPressureTransitionPeriod, default 5m: how long a pressure
+	 * condition stays True after its threshold was last met. */
+	int64_t eviction_pressure_transition_period_usec;
 	/* NL_NC_* bits of the fields given explicitly. Registration checks
 	 * NL_NC_REGISTER_WITH_TAINTS to decide whether its default taint
 	 * applies. */
 	unsigned set;
 } nl_nodelet_config;
 
-/* A configuration holding the defaults, nothing set. *out belongs to the
+/* A configuration holding the defaults, nothing set (evictionHard holds
+ * kubelet's defaults, allocated). *out belongs to the
  * caller: nl_nodelet_config_free. NL_ENOMEM. */
 int nl_nodelet_config_new(nl_nodelet_config **out);
 void nl_nodelet_config_free(nl_nodelet_config *c);
