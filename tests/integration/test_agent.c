@@ -10,6 +10,7 @@
  * controller noticed), the heartbeat-failure hook and the connection reset
  * behind it, and the exact strategic merge patch the agent sends. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <nodelet/agent.h>
 #include <nodelet/api.h>
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +48,75 @@ static const char *base;
 static nl_clock *virt;
 static FILE *quiet;
 
+/* --- the fake host every agent here reads (never this machine's numbers) --- */
+
+static char host_root[64];
+static nl_fs_stats host_fs;   /* every path's filesystem */
+static int host_not_writable; /* errno the state directories answer */
+
+static int host_statfs(nl_fs_stats *out, const char *path, void *payload)
+{
+	(void)path;
+	(void)payload;
+	*out = host_fs;
+	return 0;
+}
+
+static int host_writable(const char *path, void *payload)
+{
+	(void)path;
+	(void)payload;
+	return host_not_writable;
+}
+
+static const nl_host_view HOST_VIEW = {host_root, host_statfs, host_writable, NULL};
+
+static void host_put(const char *rel, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s%s", host_root, rel);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* An 8 GiB host using 1 GiB (meminfo's LRU lists: no cgroup files here),
+ * 300 of 60000 tasks, a 32 GiB disk half full. */
+static void host_reset(void)
+{
+	host_put("/proc/meminfo", "MemTotal:        8388608 kB\nActive(anon):     524288 kB\n"
+	                          "Inactive(anon):        0 kB\nActive(file):     524288 kB\n");
+	host_put("/proc/loadavg", "0.10 0.20 0.30 1/300 4242\n");
+	host_put("/proc/sys/kernel/pid_max", "4194304\n");
+	host_put("/proc/sys/kernel/threads-max", "60000\n");
+	host_fs = (nl_fs_stats){INT64_C(32) << 30, INT64_C(16) << 30, 2000000, 1000000, 7};
+	host_not_writable = 0;
+}
+
+static int host_init(void)
+{
+	char dir[128];
+	snprintf(host_root, sizeof(host_root), "/tmp/nl-agent-host-XXXXXX");
+	if (!mkdtemp(host_root))
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/proc", host_root);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/proc/sys", host_root);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/proc/sys/kernel", host_root);
+	mkdir(dir, 0755);
+	return 0;
+}
+
+static void host_clean(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", host_root);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", host_root);
+}
+
 static int64_t mock_clock(void *payload)
 {
 	(void)payload;
@@ -58,7 +129,7 @@ static int setup(void)
 	mock_options_init(&o);
 	o.controller_tick_ms = 0;
 	o.clock = mock_clock;
-	if (nl_test_suite_server(&srv, &base, &o) != 0)
+	if (host_init() != 0 || nl_test_suite_server(&srv, &base, &o) != 0)
 		return 1;
 	/* The agent logs every failure at error level: keep the output readable. */
 	quiet = fopen("/dev/null", "w");
@@ -69,11 +140,24 @@ static int setup(void)
 static int teardown(void)
 {
 	mock_server_free(srv);
+	host_clean();
 	nl_log_set_output(NULL);
 	if (quiet)
 		fclose(quiet);
 	return 0;
 }
+
+/* The three pressure conditions, False, as kubelet's setters write them. */
+#define COND(type, status, hb, tr, reason, msg)                                        \
+	"{\"type\":\"" type "\",\"status\":\"" status "\",\"lastHeartbeatTime\":\"" hb \
+	"\",\"lastTransitionTime\":\"" tr "\",\"reason\":\"" reason "\",\"message\":\"" msg "\"},"
+#define PRESSURE_FALSE(hb, tr)                                                \
+	COND("MemoryPressure", "False", hb, tr, "KubeletHasSufficientMemory", \
+	     "kubelet has sufficient memory available")                       \
+	COND("DiskPressure", "False", hb, tr, "KubeletHasNoDiskPressure",     \
+	     "kubelet has no disk pressure")                                  \
+	COND("PIDPressure", "False", hb, tr, "KubeletHasSufficientPID",       \
+	     "kubelet has sufficient PID available")
 
 /* --- fixture ------------------------------------------------------------------- */
 
@@ -99,6 +183,8 @@ typedef struct {
 	nl_client *client; /* the test's own: another writer, and for reading */
 	nl_agent *agent;
 	nl_nodelet_config *cfg;
+	const char *state_dirs[2]; /* given to the agent (x->n_state_dirs) */
+	size_t n_state_dirs;
 } fixture;
 
 /* An agent for node n1 on a fresh fake clock and a fresh server; cfg may be
@@ -112,6 +198,7 @@ static void fixture_init(fixture *x)
 	virt = x->clock;
 	x->client = nl_test_client_at(base, x->clock, -1);
 	CU_ASSERT_EQUAL_FATAL(nl_nodelet_config_new(&x->cfg), 0);
+	host_reset();
 }
 
 static void fixture_agent_at(fixture *x, const char *url)
@@ -126,6 +213,9 @@ static void fixture_agent_at(fixture *x, const char *url)
 	o.clock = x->clock;
 	o.config = x->cfg;
 	o.host = &HOST;
+	o.host_view = &HOST_VIEW;
+	o.state_dirs = x->state_dirs;
+	o.n_state_dirs = x->n_state_dirs;
 	o.jitter_seed = 42;
 	int rc = nl_agent_new(&x->agent, &o, &err);
 	if (rc != 0)
@@ -617,6 +707,19 @@ static void test_agent__node_appearing_later_gets_its_lease(void)
 	fixture_free(&x);
 }
 
+static void assert_condition(json_object *node, const char *type, const char *status,
+                             const char *reason)
+{
+	json_object *c = nl_node_condition(node, type);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	const char *st = nl_json_get_string(c, "status"), *re = nl_json_get_string(c, "reason");
+	if (!st || !re || strcmp(st, status) != 0 || strcmp(re, reason) != 0)
+		fprintf(stderr, "\n  %s: expected %s %s, got %s %s\n", type, status, reason,
+		        st ? st : "(none)", re ? re : "(none)");
+	CU_ASSERT_STRING_EQUAL(st ? st : "", status);
+	CU_ASSERT_STRING_EQUAL(re ? re : "", reason);
+}
+
 /* ==== registration ================================================================== */
 
 /* The Node as created: kubelet's labels plus --node-labels, the no-pods
@@ -656,15 +759,20 @@ static void test_agent__registration_creates_the_node(void)
 	                  "[{\"type\":\"InternalIP\",\"address\":\"10.0.0.7\"},"
 	                  "{\"type\":\"Hostname\",\"address\":\"n1\"}]");
 	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "status.capacity"),
-	                  "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"0\"}");
+	                  "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"ephemeral-storage\":\"32Gi\","
+	                  "\"pods\":\"0\"}");
 	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "status.allocatable"),
-	                  "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"0\"}");
-	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "status.conditions"),
-	                  "[{\"type\":\"Ready\",\"status\":\"True\","
-	                  "\"lastHeartbeatTime\":\"2026-11-29T15:00:00Z\","
-	                  "\"lastTransitionTime\":\"2026-11-29T15:00:00Z\","
-	                  "\"reason\":\"NodeletReady\","
-	                  "\"message\":\"nodelet is posting ready status\"}]");
+	                  "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"ephemeral-storage\":\"32Gi\","
+	                  "\"pods\":\"0\"}");
+	NL_ASSERT_JSON_EQ(
+	    nl_json_get_path(node, "status.conditions"),
+	    "[" PRESSURE_FALSE(
+	        "2026-11-29T15:00:00Z",
+	        "2026-11-29T15:00:00Z") "{\"type\":\"Ready\",\"status\":\"True\","
+	                                "\"lastHeartbeatTime\":\"2026-11-29T15:00:00Z\","
+	                                "\"lastTransitionTime\":\"2026-11-29T15:00:00Z\","
+	                                "\"reason\":\"NodeletReady\","
+	                                "\"message\":\"nodelet is posting ready status\"}]");
 	json_object_put(node);
 	/* Registered once: another attempt sends nothing. */
 	seq = last_seq();
@@ -899,6 +1007,9 @@ static void test_agent__lapse_is_repaired_at_once(void)
 	json_object *node = get(&x, NODE_PATH);
 	CU_ASSERT_STRING_EQUAL(nl_json_get_string(nl_node_condition(node, "Ready"), "status"),
 	                       "Unknown");
+	assert_condition(node, "MemoryPressure", "Unknown", "NodeStatusUnknown");
+	assert_condition(node, "DiskPressure", "Unknown", "NodeStatusUnknown");
+	assert_condition(node, "PIDPressure", "Unknown", "NodeStatusUnknown");
 	CU_ASSERT_EQUAL(json_object_array_length(nl_json_get_path(node, "spec.taints")), 3);
 	json_object_put(node);
 	uint64_t seq = last_seq();
@@ -911,10 +1022,161 @@ static void test_agent__lapse_is_repaired_at_once(void)
 	node = get(&x, NODE_PATH);
 	CU_ASSERT_STRING_EQUAL(nl_json_get_string(nl_node_condition(node, "Ready"), "status"),
 	                       "True");
+	/* The pressure conditions too: kubelet's, their transition now. */
+	assert_condition(node, "MemoryPressure", "False", "KubeletHasSufficientMemory");
+	assert_condition(node, "DiskPressure", "False", "KubeletHasNoDiskPressure");
+	assert_condition(node, "PIDPressure", "False", "KubeletHasSufficientPID");
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_get_string(nl_node_condition(node, "DiskPressure"), "lastTransitionTime"),
+	    "2026-11-29T15:02:35Z");
 	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "spec.taints"),
 	                  "[{\"key\":\"nodelet.io/no-pods\",\"effect\":\"NoSchedule\"}]");
 	json_object_put(node);
 	nl_agent_stop(x.agent);
+	fixture_free(&x);
+}
+
+/* Pressure follows the host as kubelet's eviction manager has it: True as
+ * soon as a hard threshold is met (memory.available<100Mi,
+ * nodefs.available<10%), False only once the signal has been fine for
+ * evictionPressureTransitionPeriod; each change moves lastTransitionTime,
+ * and Ready stays True (pressure is not unreadiness). */
+static void test_agent__pressure_follows_the_host(void)
+{
+	fixture x;
+	fixture_init(&x);
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL_FATAL(nl_agent_register_node(x.agent), 0);
+	json_object *node = get(&x, NODE_PATH);
+	assert_condition(node, "MemoryPressure", "False", "KubeletHasSufficientMemory");
+	json_object_put(node);
+	/* 8 GiB − 8100 MiB in the working set: 92 MiB available. */
+	host_put("/proc/meminfo", "MemTotal:        8388608 kB\nActive(anon):    8294400 kB\n");
+	host_fs.available_bytes = (INT64_C(3) << 30); /* 3 of 32 GiB: under 10% */
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10 * SEC), 0);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	ASSERT_TRACE(seq, "GET nodes?resourceVersion=0 200, PATCH nodes/status 200");
+	node = get(&x, NODE_PATH);
+	assert_condition(node, "MemoryPressure", "True", "KubeletHasInsufficientMemory");
+	assert_condition(node, "DiskPressure", "True", "KubeletHasDiskPressure");
+	assert_condition(node, "PIDPressure", "False", "KubeletHasSufficientPID");
+	assert_condition(node, "Ready", "True", NL_AGENT_READY_REASON);
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_get_string(nl_node_condition(node, "MemoryPressure"), "message"),
+	    "kubelet has insufficient memory available");
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_get_string(nl_node_condition(node, "DiskPressure"), "lastTransitionTime"),
+	    "2026-11-29T15:00:10Z");
+	/* The mock's lifecycle controller taints for it, as upstream's does. */
+	CU_ASSERT(mock_server_tick(srv) >= 0);
+	json_object_put(node);
+	node = get(&x, NODE_PATH);
+	CU_ASSERT(strstr(json_object_to_json_string(nl_json_get_path(node, "spec.taints")),
+	                 "memory-pressure") != NULL);
+	json_object_put(node);
+	/* Fine again at 15:00:20: still True for 5 minutes after 15:00:10. */
+	host_reset();
+	for (int i = 0; i < 29; i++) {
+		CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10 * SEC), 0);
+		CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+		CU_ASSERT(nl_agent_under_pressure(x.agent, NL_PRESSURE_MEMORY));
+	}
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10 * SEC), 0); /* 15:05:10 */
+	seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	ASSERT_TRACE(seq, "GET nodes?resourceVersion=0 200, PATCH nodes/status 200");
+	node = get(&x, NODE_PATH);
+	assert_condition(node, "MemoryPressure", "False", "KubeletHasSufficientMemory");
+	assert_condition(node, "DiskPressure", "False", "KubeletHasNoDiskPressure");
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_get_string(nl_node_condition(node, "MemoryPressure"), "lastTransitionTime"),
+	    "2026-11-29T15:05:10Z");
+	json_object_put(node);
+	fixture_free(&x);
+}
+
+/* No pid.available threshold by default (kubelet has none on Linux); one
+ * from evictionHard raises PIDPressure, and a given map replaces the
+ * defaults whole (no memory threshold left). */
+static void test_agent__pid_pressure_needs_a_threshold(void)
+{
+	static const char doc[] = "apiVersion: nodelet.io/v1alpha1\nkind: NodeletConfiguration\n"
+	                          "evictionHard: {pid.available: \"1000\"}\n"
+	                          "evictionPressureTransitionPeriod: 30s\n";
+	fixture x;
+	nl_err err = {0};
+	fixture_init(&x);
+	host_put("/proc/loadavg", "9.00 9.00 9.00 5/59500 4242\n");
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL_FATAL(nl_agent_register_node(x.agent), 0);
+	json_object *node = get(&x, NODE_PATH);
+	assert_condition(node, "PIDPressure", "False", "KubeletHasSufficientPID");
+	json_object_put(node);
+	nl_nodelet_config *cfg = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_nodelet_config_parse(&cfg, doc, strlen(doc), "<test>", &err), 0);
+	CU_ASSERT_EQUAL(nl_agent_set_config(x.agent, cfg), 0);
+	nl_nodelet_config_free(cfg);
+	host_put("/proc/meminfo", "MemTotal:        8388608 kB\nActive(anon):    8294400 kB\n");
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	node = get(&x, NODE_PATH);
+	assert_condition(node, "PIDPressure", "True", "KubeletHasInsufficientPID");
+	assert_condition(node, "MemoryPressure", "False", "KubeletHasSufficientMemory");
+	json_object_put(node);
+	/* The configured period: False 30 s after the last time it was met. */
+	host_reset();
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 20 * SEC), 0);
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	CU_ASSERT(nl_agent_under_pressure(x.agent, NL_PRESSURE_PID));
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10 * SEC), 0);
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	node = get(&x, NODE_PATH);
+	assert_condition(node, "PIDPressure", "False", "KubeletHasSufficientPID");
+	json_object_put(node);
+	fixture_free(&x);
+}
+
+/* The Ready self-check: a state directory that cannot be written makes
+ * Ready False with the error as message (kubelet's KubeletNotReady), from
+ * registration on; writable again, Ready is True at the next sync. */
+static void test_agent__ready_false_while_state_dir_unwritable(void)
+{
+	fixture x;
+	fixture_init(&x);
+	x.state_dirs[0] = "/var/lib/nodelet";
+	x.state_dirs[1] = "/var/lib/nodelet/certs";
+	x.n_state_dirs = 1;
+	host_not_writable = EROFS;
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL_FATAL(nl_agent_register_node(x.agent), 0);
+	json_object *node = get(&x, NODE_PATH);
+	assert_condition(node, "Ready", "False", NL_AGENT_NOT_READY_REASON);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(nl_node_condition(node, "Ready"), "message"),
+	                       "state directory /var/lib/nodelet is not writable: Read-only file "
+	                       "system");
+	/* The last condition, as kubelet keeps Ready. */
+	json_object *conds = nl_json_get_path(node, "status.conditions");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(json_object_array_get_idx(conds, 3), "type"),
+	                       "Ready");
+	json_object_put(node);
+	nl_agent_free(x.agent);
+	/* Two directories: Go's aggregate "[a, b]". */
+	x.n_state_dirs = 2;
+	fixture_agent(&x);
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	CU_ASSERT_STRING_EQUAL(nl_agent_not_ready_message(x.agent),
+	                       "[state directory /var/lib/nodelet is not writable: Read-only file "
+	                       "system, state directory /var/lib/nodelet/certs is not writable: "
+	                       "Read-only file system]");
+	host_not_writable = 0;
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10 * SEC), 0);
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
+	node = get(&x, NODE_PATH);
+	assert_condition(node, "Ready", "True", NL_AGENT_READY_REASON);
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_get_string(nl_node_condition(node, "Ready"), "lastTransitionTime"),
+	    "2026-11-29T15:00:10Z");
+	json_object_put(node);
 	fixture_free(&x);
 }
 
@@ -1123,13 +1385,19 @@ static void test_agent__status_patch_is_kubelets(void)
 	CU_ASSERT_STRING_EQUAL(s.patch_target, "/api/v1/nodes/n1/status");
 	CU_ASSERT_STRING_EQUAL(s.content_type, "application/strategic-merge-patch+json");
 	json_object *got = nl_test_json(s.patch);
-	NL_ASSERT_JSON_EQ(got,
-	                  "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","
-	                  "\"lastHeartbeatTime\":\"2026-11-29T15:05:00Z\","
-	                  "\"lastTransitionTime\":\"2026-11-29T15:00:00Z\","
-	                  "\"reason\":\"NodeletReady\","
-	                  "\"message\":\"nodelet is posting ready status\"}],"
-	                  "\"$setElementOrder/conditions\":[{\"type\":\"Ready\"}]}}");
+	NL_ASSERT_JSON_EQ(
+	    got,
+	    "{\"status\":{\"conditions\":[" PRESSURE_FALSE(
+	        "2026-11-29T15:05:00Z",
+	        "2026-11-29T15:00:00Z") "{\"type\":\"Ready\",\"status\":\"True\","
+	                                "\"lastHeartbeatTime\":\"2026-11-29T15:05:00Z\","
+	                                "\"lastTransitionTime\":\"2026-11-29T15:00:00Z\","
+	                                "\"reason\":\"NodeletReady\","
+	                                "\"message\":\"nodelet is posting ready status\"}],"
+	                                "\"$setElementOrder/"
+	                                "conditions\":[{\"type\":\"MemoryPressure\"},"
+	                                "{\"type\":\"DiskPressure\"},{\"type\":\"PIDPressure\"},"
+	                                "{\"type\":\"Ready\"}]}}");
 	json_object_put(got);
 
 	pthread_mutex_lock(&s.mu);
@@ -1255,6 +1523,9 @@ static CU_TestInfo tests[] = {
     {"unknown_is_repaired_within_an_update_period",
      test_agent__unknown_is_repaired_within_an_update_period},
     {"lapse_is_repaired_at_once", test_agent__lapse_is_repaired_at_once},
+    {"pressure_follows_the_host", test_agent__pressure_follows_the_host},
+    {"pid_pressure_needs_a_threshold", test_agent__pid_pressure_needs_a_threshold},
+    {"ready_false_while_state_dir_unwritable", test_agent__ready_false_while_state_dir_unwritable},
     {"new_config_takes_effect_at_once", test_agent__new_config_takes_effect_at_once},
     {"dynamic_config_restarts_the_agent", test_agent__dynamic_config_restarts_the_agent},
     {"dynamic_config_sees_the_configmap_deleted",
