@@ -385,6 +385,13 @@ static int make_agent(nl_agent **out, const nl_cli_options *o, const nl_nodelet_
 	ao.node_ips = &o->node_ips;
 	ao.rest_config = rest;
 	ao.config = cfg;
+	/* The dynamic config's checkpoints must be writable for Ready; --once
+	 * runs no dynamic config, so it has no such state. */
+	const char *state_dirs[1] = {o->dynamic_config_dir};
+	if (o->dynamic_config_dir && !o->once) {
+		ao.state_dirs = state_dirs;
+		ao.n_state_dirs = 1;
+	}
 	rc = nl_agent_new(out, &ao, &err);
 	if (rc != 0)
 		NL_LOG_ERROR("cannot start the agent: %s", err.msg);
