@@ -53,6 +53,18 @@ void nl__agent_thresholds_load(nl_agent *a)
 	}
 }
 
+int64_t nl__agent_eviction_reservation(const nl_agent *a, nl_eviction_signal s, int64_t capacity)
+{
+	int64_t r = 0;
+	/* The last one of a signal wins, as kubelet's map would hold one. */
+	for (size_t i = 0; i < a->n_thresholds; i++)
+		if (a->thresholds[i].signal == s)
+			r = a->thresholds[i].is_percent
+			        ? (int64_t)((double)capacity * a->thresholds[i].percent)
+			        : a->thresholds[i].quantity;
+	return r;
+}
+
 static int writable(const nl_agent *a, const char *dir)
 {
 	if (a->view.writable)

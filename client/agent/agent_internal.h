@@ -79,6 +79,10 @@ void nl__agent_observe(nl_agent *a);
  * (MemoryPressure, DiskPressure, PIDPressure, Ready), as the last
  * observation found them; transition times kept unless the status moves. */
 int nl__agent_set_conditions(json_object *node, const nl_agent *a, int64_t now);
+/* What a hard threshold of signal s reserves of capacity (kubelet's
+ * hardEvictionReservation: its quantity, or percent × capacity); 0
+ * without one. */
+int64_t nl__agent_eviction_reservation(const nl_agent *a, nl_eviction_signal s, int64_t capacity);
 /* The condition types set by nl__agent_set_conditions, in that order. */
 extern const char *const nl__agent_condition_types[4];
 

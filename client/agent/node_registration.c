@@ -122,9 +122,11 @@ static void binary_quantity(char *out, size_t outlen, int64_t v)
 	snprintf(out, outlen, "%" PRId64 "%s", v, suffix[i]);
 }
 
-/* capacity (and allocatable: nothing is reserved) with pods "0": the
- * scheduler's last line of defence when a pod tolerates every taint. */
-static json_object *resources(const nl_agent *a)
+/* capacity, or allocatable: capacity less kubelet's hardEvictionReservation
+ * (the memory.available and nodefs.available hard thresholds; nothing
+ * else is reserved). pods "0": the scheduler's last line of defence when
+ * a pod tolerates every taint. */
+static json_object *resources(const nl_agent *a, int allocatable)
 {
 	char buf[64];
 	json_object *r = json_object_new_object();
@@ -135,15 +137,20 @@ static json_object *resources(const nl_agent *a)
 		if (add_str(r, "cpu", buf) != 0)
 			goto fail;
 	}
+	int64_t mem = a->host.memory_bytes, disk = a->ephemeral_storage_bytes;
+	if (allocatable) {
+		mem -= nl__agent_eviction_reservation(a, NL_SIGNAL_MEMORY_AVAILABLE, mem);
+		disk -= nl__agent_eviction_reservation(a, NL_SIGNAL_NODEFS_AVAILABLE, disk);
+	}
 	if (a->host.memory_bytes > 0) {
-		binary_quantity(buf, sizeof(buf), a->host.memory_bytes);
+		binary_quantity(buf, sizeof(buf), mem > 0 ? mem : 0);
 		if (add_str(r, "memory", buf) != 0)
 			goto fail;
 	}
 	/* kubelet's ephemeral-storage: the size of its root directory's
-	 * filesystem (cAdvisor's RootFsInfo); nothing is reserved. */
+	 * filesystem (cAdvisor's RootFsInfo). */
 	if (a->ephemeral_storage_bytes > 0) {
-		binary_quantity(buf, sizeof(buf), a->ephemeral_storage_bytes);
+		binary_quantity(buf, sizeof(buf), disk > 0 ? disk : 0);
 		if (add_str(r, "ephemeral-storage", buf) != 0)
 			goto fail;
 	}
@@ -199,7 +206,7 @@ static json_object *node_info(const nl_agent *a)
 
 int nl__agent_fill_status(json_object *status, const nl_agent *a)
 {
-	json_object *cap = resources(a), *alloc = resources(a);
+	json_object *cap = resources(a, 0), *alloc = resources(a, 1);
 	if (add(status, "capacity", cap) != 0) {
 		json_object_put(alloc);
 		return NL_ENOMEM;

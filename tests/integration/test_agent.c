@@ -761,9 +761,11 @@ static void test_agent__registration_creates_the_node(void)
 	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "status.capacity"),
 	                  "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"ephemeral-storage\":\"32Gi\","
 	                  "\"pods\":\"0\"}");
+	/* Allocatable: capacity less the hard eviction thresholds of memory
+	 * (100Mi) and nodefs (10%, float32 as kubelet keeps it). */
 	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "status.allocatable"),
-	                  "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"ephemeral-storage\":\"32Gi\","
-	                  "\"pods\":\"0\"}");
+	                  "{\"cpu\":\"4\",\"memory\":\"8092Mi\","
+	                  "\"ephemeral-storage\":\"30923764480\",\"pods\":\"0\"}");
 	NL_ASSERT_JSON_EQ(
 	    nl_json_get_path(node, "status.conditions"),
 	    "[" PRESSURE_FALSE(
@@ -1122,6 +1124,10 @@ static void test_agent__pid_pressure_needs_a_threshold(void)
 	node = get(&x, NODE_PATH);
 	assert_condition(node, "PIDPressure", "True", "KubeletHasInsufficientPID");
 	assert_condition(node, "MemoryPressure", "False", "KubeletHasSufficientMemory");
+	/* No memory or nodefs threshold left: nothing reserved either. */
+	NL_ASSERT_JSON_EQ(nl_json_get_path(node, "status.allocatable"),
+	                  "{\"cpu\":\"4\",\"memory\":\"8Gi\",\"ephemeral-storage\":\"32Gi\","
+	                  "\"pods\":\"0\"}");
 	json_object_put(node);
 	/* The configured period: False 30 s after the last time it was met. */
 	host_reset();
