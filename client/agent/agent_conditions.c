@@ -72,8 +72,40 @@ static int writable(const nl_agent *a, const char *dir)
 	return access(dir, W_OK) == 0 ? 0 : errno;
 }
 
-/* Ready's self-check: each state directory writable. The message is the
- * errors as Go's utilerrors aggregate prints them ("[a, b]" for several). */
+/* One more error into a->not_ready, ", "-separated. */
+static void add_error(nl_agent *a, size_t *n, size_t *used, const char *one)
+{
+	size_t room = sizeof(a->not_ready) - *used;
+	int w = snprintf(a->not_ready + *used, room, "%s%s", *n ? ", " : "", one);
+	if (w > 0)
+		*used += (size_t)w < room ? (size_t)w : room - 1;
+	(*n)++;
+}
+
+/* kubelet's ReadyCondition requires cpu, memory, pods and ephemeral-storage
+ * in capacity; pods is always "0" here. "" when none is missing. */
+static void missing_capacity(char *out, size_t outlen, const nl_agent *a)
+{
+	const char *names[3];
+	size_t n = 0, used;
+	if (a->host.cpus <= 0)
+		names[n++] = "cpu";
+	if (a->host.memory_bytes <= 0)
+		names[n++] = "memory";
+	if (a->ephemeral_storage_bytes <= 0)
+		names[n++] = "ephemeral-storage";
+	out[0] = '\0';
+	if (n == 0)
+		return;
+	used = (size_t)snprintf(out, outlen, "missing node capacity for resources: ");
+	for (size_t i = 0; i < n && used < outlen; i++)
+		used +=
+		    (size_t)snprintf(out + used, outlen - used, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* Ready's self-check: each state directory writable, then the capacities
+ * kubelet requires. The message is the errors as Go's utilerrors
+ * aggregate prints them ("[a, b]" for several). */
 static void self_check(nl_agent *a)
 {
 	char one[256];
@@ -85,14 +117,11 @@ static void self_check(nl_agent *a)
 			continue;
 		snprintf(one, sizeof(one), "state directory %s is not writable: %s",
 		         a->state_dirs[i], strerror(e));
-		int w = snprintf(a->not_ready + used, sizeof(a->not_ready) - used, "%s%s",
-		                 n ? ", " : "", one);
-		if (w > 0)
-			used += (size_t)w < sizeof(a->not_ready) - used
-			            ? (size_t)w
-			            : sizeof(a->not_ready) - used - 1;
-		n++;
+		add_error(a, &n, &used, one);
 	}
+	missing_capacity(one, sizeof(one), a);
+	if (one[0])
+		add_error(a, &n, &used, one);
 	if (n > 1) {
 		/* Room for the brackets: the list was cut 2 bytes short if need be. */
 		size_t len = strlen(a->not_ready);

@@ -88,6 +88,27 @@ static void fake_host(nl_host_info *h)
 	h->memory_bytes = INT64_C(4) << 30;
 }
 
+/* Its filesystems: 64 GiB, half free, writable. */
+static int fake_statfs(nl_fs_stats *out, const char *path, void *payload)
+{
+	(void)path;
+	(void)payload;
+	*out = (nl_fs_stats){INT64_C(64) << 30, INT64_C(32) << 30, 4000000, 2000000, 1};
+	return 0;
+}
+
+static int fake_writable(const char *path, void *payload)
+{
+	(void)path;
+	(void)payload;
+	return 0;
+}
+
+/* No /proc under this root: memory and pids are not observed, so the
+ * pressure conditions never depend on the machine running the scenario. */
+static const nl_host_view fake_view = {"/nonexistent/nodelet-scenario-host", fake_statfs,
+                                       fake_writable, NULL};
+
 static void restart_cb(int rc, nl_nodelet_config *cfg, void *payload)
 {
 	nl_scn_agent *a = payload;
@@ -143,6 +164,7 @@ static int build(nl_scn_agent *a, nl_err *err)
 	ao.lease_name = agent_str(a, "leaseName");
 	ao.lease_namespace = agent_str(a, "leaseNamespace");
 	ao.host = &host;
+	ao.host_view = &fake_view;
 	ao.jitter_seed = json_object_object_get_ex(a->o->sc->agent, "jitterSeed", &v)
 	                     ? (uint64_t)json_object_get_int64(v)
 	                     : a->o->sc->seed;

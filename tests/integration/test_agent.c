@@ -53,13 +53,14 @@ static FILE *quiet;
 static char host_root[64];
 static nl_fs_stats host_fs;   /* every path's filesystem */
 static int host_not_writable; /* errno the state directories answer */
+static int host_statfs_errno; /* errno statvfs answers */
 
 static int host_statfs(nl_fs_stats *out, const char *path, void *payload)
 {
 	(void)path;
 	(void)payload;
 	*out = host_fs;
-	return 0;
+	return host_statfs_errno;
 }
 
 static int host_writable(const char *path, void *payload)
@@ -92,6 +93,7 @@ static void host_reset(void)
 	host_put("/proc/sys/kernel/threads-max", "60000\n");
 	host_fs = (nl_fs_stats){INT64_C(32) << 30, INT64_C(16) << 30, 2000000, 1000000, 7};
 	host_not_writable = 0;
+	host_statfs_errno = 0;
 }
 
 static int host_init(void)
@@ -1166,14 +1168,18 @@ static void test_agent__ready_false_while_state_dir_unwritable(void)
 	                       "Ready");
 	json_object_put(node);
 	nl_agent_free(x.agent);
-	/* Two directories: Go's aggregate "[a, b]". */
+	/* Two directories and no filesystem size: Go's aggregate "[a, b, c]",
+	 * the last kubelet's check of the capacities it requires. */
 	x.n_state_dirs = 2;
+	host_statfs_errno = EIO;
 	fixture_agent(&x);
 	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
 	CU_ASSERT_STRING_EQUAL(nl_agent_not_ready_message(x.agent),
 	                       "[state directory /var/lib/nodelet is not writable: Read-only file "
 	                       "system, state directory /var/lib/nodelet/certs is not writable: "
-	                       "Read-only file system]");
+	                       "Read-only file system, missing node capacity for resources: "
+	                       "ephemeral-storage]");
+	host_statfs_errno = 0;
 	host_not_writable = 0;
 	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10 * SEC), 0);
 	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), 0);
