@@ -2,7 +2,8 @@
  * Registration and status reports are clock timers; the lease controller
  * schedules itself (nl_lease_controller_start). All of them run on the
  * thread stepping the client's loop (nl_agent_run), or on the caller's in
- * tests. */
+ * tests; none blocks that thread in a backoff, so each keeps its own
+ * schedule (docs/decisions/0032). */
 #include <nodelet/lease.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
@@ -256,6 +257,8 @@ static void status_tick(void *payload)
 {
 	nl_agent *a = payload;
 	a->status_timer = 0;
+	if (!a->running || nl_clock_stopped(a->clock))
+		return;
 	int rc = nl_agent_sync_status(a);
 	if (rc == NL_ECANCELED || !a->running)
 		return;
@@ -291,10 +294,15 @@ static void register_tick(void *payload)
 {
 	nl_agent *a = payload;
 	a->register_timer = 0;
-	if (!a->running)
+	/* A shutdown sends no registration after it. */
+	if (!a->running || nl_clock_stopped(a->clock))
 		return;
 	if (nl_agent_register_node(a) == 0) {
 		start_status(a);
+		/* The lease controller may have found no Node a moment ago and
+		 * be waiting a whole renew interval: the Node is there now. */
+		if (nl_lease_controller_kick(a->lease) != 0)
+			NL_LOG_ERROR("cannot schedule the node lease sync: out of memory");
 		return;
 	}
 	if (nl_clock_stopped(a->clock))

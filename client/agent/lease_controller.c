@@ -43,6 +43,21 @@ struct nl_lease_controller {
 	 * (the Node could not be read): what its failure message says. */
 	int round_attempts, round_unsent;
 	nl_jitter_until loop;
+	/* The sync under way (see "sync as a state machine"). */
+	struct lease_sync {
+		enum { SYNC_IDLE, SYNC_RENEW, SYNC_ENSURE } stage;
+		enum { ROUND_CACHED, ROUND_ENSURED, ROUND_ALONE } round;
+		int attempt;             /* retryUpdateLease's next i */
+		int last_rc;             /* the round's last update */
+		int ensure_for_conflict; /* backoffEnsureLease called by retryUpdateLease */
+		int64_t sleep;           /* backoffEnsureLease's last wait */
+		/* The round's base: lc->latest unless has_base (a refetch after a
+		 * conflict, or nl__lease_retry_update's; NULL = none), owned. */
+		int has_base;
+		char *base;
+		size_t base_len;
+		uint64_t wait_timer; /* the backoff's timer, 0 = none */
+	} sync;
 };
 
 /* --- small json-c helpers ---------------------------------------------------- */
@@ -574,29 +589,6 @@ static int ensure_lease(json_object **out, int *created, nl_lease_controller *lc
 	return 0;
 }
 
-/* Retry ensure_lease with waits of 200 ms doubling to 7 s, without an
- * attempt limit: only shutdown (NL_ECANCELED) ends it unsuccessfully. */
-static int backoff_ensure_lease(json_object **out, int *created, nl_lease_controller *lc)
-{
-	int64_t sleep = NL_LEASE_BACKOFF_START_USEC;
-	char d[NL_DURATION_BUFSZ];
-	nl_err err;
-
-	for (;;) {
-		if (nl_clock_stopped(lc->clock))
-			return NL_ECANCELED;
-		if (ensure_lease(out, created, lc, &err) == 0)
-			return 0;
-		sleep =
-		    2 * sleep < NL_LEASE_MAX_BACKOFF_USEC ? 2 * sleep : NL_LEASE_MAX_BACKOFF_USEC;
-		nl_duration_format(d, sleep);
-		NL_LOG_ERROR("failed to ensure node lease exists, will retry in %s, error: %s", d,
-		             err.msg);
-		if (nl_clock_sleep(lc->clock, sleep) == NL_ECANCELED)
-			return NL_ECANCELED;
-	}
-}
-
 /* --- retryUpdateLease ---------------------------------------------------------- */
 
 void nl__lease_set_latest(nl_lease_controller *lc, json_object *lease)
@@ -768,63 +760,86 @@ static int update_once(nl_lease_controller *lc, const char *base, size_t base_le
 	return rc;
 }
 
-/* retryUpdateLease with base as text (NULL for none). */
-static int retry_update(nl_lease_controller *lc, const char *base, size_t base_len)
-{
-	char *refetched = NULL; /* owned base after a conflict */
-	int rc = NL_ERROR;
+/* --- sync as a state machine -------------------------------------------------------- */
 
+/* Upstream's sync is straight-line code that sleeps inside
+ * backoffEnsureLease. Here the same steps run as a state machine: each
+ * backoff wait ends a step, and the wait is either a blocking sleep
+ * (nl_lease_controller_sync, the seed's shape) or a timer on the loop (the
+ * periodic run), so a controller in a 7 s backoff holds no thread and
+ * every other timer of the loop fires on time (docs/decisions/0032). The
+ * requests, log lines and waits are the seed's, in its order:
+ *
+ *   sync:           [RENEW round CACHED]? → ENSURE (own) → [RENEW round ENSURED]
+ *   retryUpdate:    RENEW attempt 0..4; a 409 → ENSURE (for the conflict) → RENEW
+ *   backoffEnsure:  ENSURE; failed → wait 200 ms doubling to 7 s → ENSURE */
+
+/* sync_step: the sync must wait *wait µs, then step again. */
+#define STEP_WAIT 1
+/* renew_round: a conflict sent the round to ensure the lease first. */
+#define ROUND_ENSURE 2
+
+static void sync_reset(nl_lease_controller *lc)
+{
+	struct lease_sync *s = &lc->sync;
+	free(s->base);
+	*s = (struct lease_sync){.stage = SYNC_IDLE};
+}
+
+/* The sync ended with rc: back to idle. */
+static int sync_finish(nl_lease_controller *lc, int rc)
+{
+	sync_reset(lc);
+	return rc;
+}
+
+static void begin_round(nl_lease_controller *lc, int round)
+{
+	struct lease_sync *s = &lc->sync;
+	s->stage = SYNC_RENEW;
+	s->round = round;
+	s->attempt = 0;
 	lc->round_attempts = lc->round_unsent = 0;
-	for (int i = 0; i < NL_LEASE_MAX_UPDATE_RETRIES; i++) {
-		if (nl_clock_stopped(lc->clock)) {
-			rc = NL_ECANCELED;
-			break;
-		}
+}
+
+static void begin_ensure(nl_lease_controller *lc, int for_conflict)
+{
+	struct lease_sync *s = &lc->sync;
+	s->stage = SYNC_ENSURE;
+	s->ensure_for_conflict = for_conflict;
+	s->sleep = NL_LEASE_BACKOFF_START_USEC;
+}
+
+/* retryUpdateLease's loop from the current attempt: 0 when one update
+ * succeeded, ROUND_ENSURE after a conflict, else the last failure's code
+ * (NL_ECANCELED on stop). */
+static int renew_round(nl_lease_controller *lc)
+{
+	struct lease_sync *s = &lc->sync;
+	int rc = s->last_rc ? s->last_rc : NL_ERROR;
+
+	while (s->attempt < NL_LEASE_MAX_UPDATE_RETRIES) {
+		int i = s->attempt++;
+		if (nl_clock_stopped(lc->clock))
+			return NL_ECANCELED;
 		lc->round_attempts++;
-		/* base may be lc->latest, which a success replaces: not used after. */
-		if ((rc = update_once(lc, base, base_len)) == 0)
-			break;
+		/* The base is lc->latest, which a success replaces: not used after. */
+		rc = s->has_base ? update_once(lc, s->base, s->base_len)
+		                 : update_once(lc, lc->latest, lc->latest_len);
+		s->last_rc = rc;
+		if (rc == 0)
+			return 0;
 		if (rc == NL_ECONFLICT) {
 			/* Optimistic lock lost: take the server's current lease. Not a
 			 * connectivity problem, so no hook. */
-			json_object *fresh = NULL;
-			int created;
-			if (backoff_ensure_lease(&fresh, &created, lc) == NL_ECANCELED) {
-				rc = NL_ECANCELED;
-				break;
-			}
-			free(refetched);
-			refetched = NULL;
-			base_len = 0;
-			if (fresh && lease_blob(&refetched, &base_len, lc, fresh) != 0) {
-				json_object_put(fresh);
-				rc = NL_ENOMEM;
-				break;
-			}
-			json_object_put(fresh);
-			base = refetched;
-			continue;
+			begin_ensure(lc, 1);
+			return ROUND_ENSURE;
 		}
 		if (i > 0 && lc->hook)
 			lc->hook(lc->hook_payload);
 	}
-	free(refetched);
 	return rc;
 }
-
-int nl__lease_retry_update(nl_lease_controller *lc, json_object *base)
-{
-	char *text = NULL;
-	size_t len = 0;
-	int rc = base ? lease_blob(&text, &len, lc, base) : 0;
-
-	if (rc == 0)
-		rc = retry_update(lc, text, len);
-	free(text);
-	return rc;
-}
-
-/* --- sync -------------------------------------------------------------------------- */
 
 /* retryUpdateLease's error for the round just failed. Upstream always sends
  * its UPDATEs and says "failed 5 attempts"; here an attempt that found the
@@ -846,42 +861,176 @@ static void round_error(char *out, size_t outlen, const nl_lease_controller *lc)
 		    n, unsent, lc->node_name);
 }
 
-int nl_lease_controller_sync(nl_lease_controller *lc)
+/* A retry round ended with rc: what sync does next. */
+static int round_over(nl_lease_controller *lc, int rc)
 {
-	json_object *lease = NULL;
-	int created = 0, rc;
 	char d[NL_DURATION_BUFSZ], why[384];
 
-	if (lc->latest) {
-		/* The lease is (almost) only written by us: update from the
-		 * cached copy and skip the GET, sparing etcd and the apiserver. */
-		rc = retry_update(lc, lc->latest, lc->latest_len);
+	switch (lc->sync.round) {
+	case ROUND_CACHED:
 		if (rc == 0 || rc == NL_ECANCELED)
-			return rc;
+			return sync_finish(lc, rc);
 		round_error(why, sizeof(why), lc);
 		NL_LOG_INFO("failed to update lease using latest lease, fallback to ensure lease, "
 		            "err: %s",
 		            why);
+		free(lc->sync.base);
+		lc->sync.base = NULL;
+		lc->sync.has_base = 0;
+		begin_ensure(lc, 0);
+		return 0;
+	case ROUND_ENSURED:
+		if (rc != 0 && rc != NL_ECANCELED) {
+			nl_duration_format(d, nl_lease_controller_renew_interval(lc));
+			round_error(why, sizeof(why), lc);
+			NL_LOG_ERROR("%s, will retry after %s", why, d);
+		}
+		return sync_finish(lc, rc);
+	default: /* ROUND_ALONE: nl__lease_retry_update */
+		return sync_finish(lc, rc);
 	}
-	rc = backoff_ensure_lease(&lease, &created, lc);
-	/* As upstream, the cache takes whatever ensure produced, none included. */
-	nl__lease_set_latest(lc, rc == 0 ? lease : NULL);
-	if (rc != 0)
-		return rc;
-	if (!lease)
-		return NL_ENOTFOUND;
-	if (created) {
-		NL_LOG_V(4, "created node lease %s/%s", lc->lease_namespace, lc->lease_name);
+}
+
+/* ensureLease succeeded with lease (ownership passes; NULL when the Node
+ * cannot be read). The sync's code when it ended (idle again), else 0. */
+static int ensured(nl_lease_controller *lc, json_object *lease, int created)
+{
+	struct lease_sync *s = &lc->sync;
+
+	if (s->ensure_for_conflict) {
+		free(s->base);
+		s->base = NULL;
+		s->base_len = 0;
+		s->has_base = 1;
+		int rc = lease ? lease_blob(&s->base, &s->base_len, lc, lease) : 0;
+		json_object_put(lease);
+		if (rc != 0)
+			return round_over(lc, NL_ENOMEM);
+		s->stage = SYNC_RENEW;
 		return 0;
 	}
-	if (!lc->latest)
-		return NL_ENOMEM;
-	rc = retry_update(lc, lc->latest, lc->latest_len);
-	if (rc != 0 && rc != NL_ECANCELED) {
-		nl_duration_format(d, nl_lease_controller_renew_interval(lc));
-		round_error(why, sizeof(why), lc);
-		NL_LOG_ERROR("%s, will retry after %s", why, d);
+	/* As upstream, the cache takes whatever ensure produced, none included. */
+	nl__lease_set_latest(lc, lease);
+	if (!lease)
+		return sync_finish(lc, NL_ENOTFOUND);
+	if (created) {
+		NL_LOG_V(4, "created node lease %s/%s", lc->lease_namespace, lc->lease_name);
+		return sync_finish(lc, 0);
 	}
+	if (!lc->latest)
+		return sync_finish(lc, NL_ENOMEM);
+	begin_round(lc, ROUND_ENSURED);
+	return 0;
+}
+
+/* backoffEnsureLease after a stop: the conflict's round ends canceled, the
+ * sync's own ensure leaves nothing cached (as the seed's nil lease). */
+static int ensure_canceled(nl_lease_controller *lc)
+{
+	if (lc->sync.ensure_for_conflict)
+		return round_over(lc, NL_ECANCELED);
+	nl__lease_set_latest(lc, NULL);
+	return sync_finish(lc, NL_ECANCELED);
+}
+
+/* One ensureLease attempt: STEP_WAIT with the backoff in *wait, the sync's
+ * code when it ended (idle again), else 0 to go on stepping. */
+static int ensure_step(nl_lease_controller *lc, int64_t *wait)
+{
+	struct lease_sync *s = &lc->sync;
+	json_object *lease = NULL;
+	char d[NL_DURATION_BUFSZ];
+	int created = 0;
+	nl_err err;
+
+	if (nl_clock_stopped(lc->clock))
+		return ensure_canceled(lc);
+	if (ensure_lease(&lease, &created, lc, &err) == 0)
+		return ensured(lc, lease, created);
+	s->sleep =
+	    2 * s->sleep < NL_LEASE_MAX_BACKOFF_USEC ? 2 * s->sleep : NL_LEASE_MAX_BACKOFF_USEC;
+	nl_duration_format(d, s->sleep);
+	NL_LOG_ERROR("failed to ensure node lease exists, will retry in %s, error: %s", d, err.msg);
+	*wait = s->sleep;
+	return STEP_WAIT;
+}
+
+/* Run the sync from where it stands until it ends (its code, the machine
+ * idle again) or must wait (STEP_WAIT, *wait µs). */
+static int sync_step(nl_lease_controller *lc, int64_t *wait)
+{
+	struct lease_sync *s = &lc->sync;
+	int rc;
+
+	for (;;) {
+		switch (s->stage) {
+		case SYNC_IDLE:
+			if (lc->latest) {
+				/* The lease is (almost) only written by us: update
+				 * from the cached copy and skip the GET, sparing etcd
+				 * and the apiserver. */
+				begin_round(lc, ROUND_CACHED);
+			} else {
+				begin_ensure(lc, 0);
+			}
+			break;
+		case SYNC_RENEW:
+			rc = renew_round(lc);
+			if (rc == ROUND_ENSURE)
+				break;
+			rc = round_over(lc, rc);
+			if (s->stage == SYNC_IDLE)
+				return rc;
+			break;
+		case SYNC_ENSURE:
+			rc = ensure_step(lc, wait);
+			if (rc == STEP_WAIT || s->stage == SYNC_IDLE)
+				return rc;
+			break;
+		}
+	}
+}
+
+/* Drive the sync to its end on this thread, sleeping through the waits. */
+static int sync_blocking(nl_lease_controller *lc)
+{
+	int64_t wait = 0;
+	int rc;
+	/* A stopped clock cuts the sleep short; the next step sees the stop. */
+	while ((rc = sync_step(lc, &wait)) == STEP_WAIT)
+		nl_clock_sleep(lc->clock, wait);
+	return rc;
+}
+
+int nl__lease_retry_update(nl_lease_controller *lc, json_object *base)
+{
+	struct lease_sync *s = &lc->sync;
+	char *text = NULL;
+	size_t len = 0;
+	int rc = base ? lease_blob(&text, &len, lc, base) : 0;
+
+	if (rc != 0)
+		return rc;
+	sync_reset(lc);
+	begin_round(lc, ROUND_ALONE);
+	s->has_base = 1;
+	s->base = text;
+	s->base_len = len;
+	return sync_blocking(lc);
+}
+
+int nl_lease_controller_sync(nl_lease_controller *lc)
+{
+	/* A periodic sync waiting in its backoff is the sync under way: finish
+	 * that one here rather than start a second. */
+	if (lc->sync.wait_timer) {
+		nl_clock_cancel(lc->clock, lc->sync.wait_timer);
+		lc->sync.wait_timer = 0;
+	}
+	int held = lc->sync.stage != SYNC_IDLE;
+	int rc = sync_blocking(lc);
+	if (held)
+		nl_jitter_until_done(&lc->loop);
 	return rc;
 }
 
@@ -950,10 +1099,45 @@ int64_t nl_lease_controller_renew_interval(const nl_lease_controller *lc)
 	                 NL_LEASE_RENEW_INTERVAL_FRACTION);
 }
 
+static void backoff_over(void *payload);
+
+/* Step the periodic sync; at a wait, a timer resumes it. 1 when it ended. */
+static int sync_async(nl_lease_controller *lc)
+{
+	int64_t wait = 0;
+	int rc;
+
+	/* Failures are logged inside and retried at the next interval. */
+	while ((rc = sync_step(lc, &wait)) == STEP_WAIT) {
+		rc = nl_clock_sleep_async(&lc->sync.wait_timer, lc->clock, wait, backoff_over, lc);
+		if (rc == 0)
+			return 0;
+		lc->sync.wait_timer = 0;
+		if (rc != NL_ECANCELED) {
+			/* No timer, no way to wait: give this sync up; the next
+			 * interval starts over. */
+			NL_LOG_ERROR("cannot schedule the node lease backoff: %s", nl_strerror(rc));
+			sync_reset(lc);
+			return 1;
+		}
+		/* Stopped: the next step ends the sync canceled. */
+	}
+	return 1;
+}
+
+static void backoff_over(void *payload)
+{
+	nl_lease_controller *lc = payload;
+	lc->sync.wait_timer = 0;
+	if (sync_async(lc))
+		nl_jitter_until_done(&lc->loop);
+}
+
 static void sync_tick(void *payload)
 {
-	/* Failures are logged inside and retried at the next interval. */
-	nl_lease_controller_sync(payload);
+	nl_lease_controller *lc = payload;
+	if (!sync_async(lc))
+		nl_jitter_until_hold(&lc->loop);
 }
 
 int nl_lease_controller_start(nl_lease_controller *lc)
@@ -967,6 +1151,19 @@ int nl_lease_controller_start(nl_lease_controller *lc)
 void nl_lease_controller_stop(nl_lease_controller *lc)
 {
 	nl_jitter_until_stop(&lc->loop);
+	if (lc->sync.wait_timer)
+		nl_clock_cancel(lc->clock, lc->sync.wait_timer);
+	/* A sync waiting in its backoff is abandoned; the cache stays. */
+	sync_reset(lc);
+}
+
+int nl_lease_controller_kick(nl_lease_controller *lc)
+{
+	/* Only a controller idle between syncs without a lease: one in its
+	 * backoff tries again within a step anyway, one with a lease renews. */
+	if (!lc->loop.running || lc->latest || lc->sync.stage != SYNC_IDLE)
+		return 0;
+	return nl_jitter_until_kick(&lc->loop);
 }
 
 int nl_lease_controller_set_lease_duration(nl_lease_controller *lc, int32_t seconds)

@@ -366,7 +366,8 @@ int nl_client_do(nl_response *out, nl_client *c, const nl_request *req, nl_resul
 		goto done;
 	for (;;) {
 		int64_t wait = 0;
-		if (nl_ratelimit_wait(c->rl) != 0) {
+		/* A stopped clock is a shutdown: nothing more goes out. */
+		if (nl_clock_stopped(c->clock) || nl_ratelimit_wait(c->rl) != 0) {
 			rc = NL_ECANCELED;
 			break;
 		}

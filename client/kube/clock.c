@@ -205,6 +205,21 @@ int nl_clock_after(uint64_t *id_out, nl_clock *c, int64_t delay_usec, nl_timer_f
 	return rc;
 }
 
+int nl_clock_sleep_async(uint64_t *id_out, nl_clock *c, int64_t usec, nl_timer_fn fn, void *payload)
+{
+	pthread_mutex_lock(&c->mu);
+	int rc = NL_ECANCELED;
+	if (!c->stopped) {
+		int64_t due = add_sat(mono_locked(c), usec);
+		rc = nl_timers_add(id_out, c->timers, due, fn, payload);
+		if (rc == 0 && c->fake)
+			record_sleep(c, usec);
+		pthread_cond_broadcast(&c->cond);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return rc;
+}
+
 int nl_clock_cancel(nl_clock *c, uint64_t id)
 {
 	pthread_mutex_lock(&c->mu);
@@ -226,7 +241,10 @@ int nl_clock_next_deadline(int64_t *out, nl_clock *c)
 static int pop_due(nl_timer_fn *fn, void **payload, nl_clock *c)
 {
 	pthread_mutex_lock(&c->mu);
-	int rc = nl_timers_pop_due(fn, payload, c->timers, mono_locked(c));
+	/* After a stop nothing fires: a timer overdue behind a callback that
+	 * saw the stop would otherwise still send its request. */
+	int rc =
+	    c->stopped ? NL_ECANCELED : nl_timers_pop_due(fn, payload, c->timers, mono_locked(c));
 	pthread_mutex_unlock(&c->mu);
 	return rc;
 }
@@ -251,7 +269,8 @@ static int fake_pop_until(nl_timer_fn *fn, void **payload, nl_clock *c, const in
 	int rc = NL_ENOTFOUND;
 
 	pthread_mutex_lock(&c->mu);
-	if (nl_timers_next_deadline(&due, c->timers) == 0 && (!limit || due <= *limit)) {
+	if (!c->stopped && nl_timers_next_deadline(&due, c->timers) == 0 &&
+	    (!limit || due <= *limit)) {
 		if (due > c->virt)
 			c->virt = due;
 		rc = nl_timers_pop_due(fn, payload, c->timers, c->virt);

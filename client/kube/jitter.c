@@ -38,6 +38,7 @@ static void schedule(nl_jitter_until *j)
 	int64_t wait =
 	    j->jitter_factor > 0.0 ? nl_jitter(j->period, j->jitter_factor, &j->rand) : j->period;
 	j->last_wait = wait;
+	j->due = nl_clock_mono(j->clock) + wait;
 	if (nl_clock_after(&j->timer, j->clock, wait, jitter_tick, j) != 0) {
 		NL_LOG_ERROR("cannot schedule the next periodic run: out of memory; stopping it");
 		j->timer = 0;
@@ -52,14 +53,53 @@ static void jitter_tick(void *payload)
 	j->timer = 0;
 	if (!j->running || nl_clock_stopped(j->clock))
 		return;
+	if (j->held) {
+		/* The last run is still under way: fn never overlaps itself. A
+		 * non-sliding loop keeps its beat; a sliding one waits for done. */
+		if (!j->sliding)
+			schedule(j);
+		return;
+	}
 	/* Non-sliding: the period includes fn's run time, so the timer starts
 	 * before fn does. */
 	if (!j->sliding)
 		schedule(j);
 	j->fn(j->payload);
 	/* fn may have stopped (or stopped and restarted) the loop. */
+	if (j->sliding && j->running && !j->held && j->timer == 0 && !nl_clock_stopped(j->clock))
+		schedule(j);
+}
+
+void nl_jitter_until_hold(nl_jitter_until *j)
+{
+	j->held = 1;
+}
+
+void nl_jitter_until_done(nl_jitter_until *j)
+{
+	if (!j->held)
+		return;
+	j->held = 0;
 	if (j->sliding && j->running && j->timer == 0 && !nl_clock_stopped(j->clock))
 		schedule(j);
+}
+
+int nl_jitter_until_kick(nl_jitter_until *j)
+{
+	if (!j->running)
+		return NL_EINVAL;
+	/* Held, or the next tick is due already: nothing to bring forward
+	 * (and a tick due now keeps its place among the timers due now). */
+	if (j->held || (j->timer && j->due <= nl_clock_mono(j->clock)))
+		return 0;
+	if (j->timer)
+		nl_clock_cancel(j->clock, j->timer);
+	j->due = nl_clock_mono(j->clock);
+	j->timer = 0;
+	int rc = nl_clock_after(&j->timer, j->clock, 0, jitter_tick, j);
+	if (rc != 0)
+		j->timer = 0;
+	return rc;
 }
 
 int nl_jitter_until_start(nl_jitter_until *j, nl_clock *c, int64_t period, double jitter_factor,
@@ -75,6 +115,7 @@ int nl_jitter_until_start(nl_jitter_until *j, nl_clock *c, int64_t period, doubl
 	                       .sliding = sliding,
 	                       .running = 1};
 	nl_rand_seed(&j->rand, seed);
+	j->due = nl_clock_mono(c);
 	int rc = nl_clock_after(&j->timer, c, 0, jitter_tick, j);
 	if (rc != 0) {
 		j->running = 0;
@@ -88,6 +129,7 @@ void nl_jitter_until_stop(nl_jitter_until *j)
 	if (!j->running)
 		return;
 	j->running = 0;
+	j->held = 0;
 	if (j->timer)
 		nl_clock_cancel(j->clock, j->timer);
 	j->timer = 0;

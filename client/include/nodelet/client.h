@@ -150,8 +150,9 @@ void nl_response_clear(nl_response *r);
 /* Perform req on the calling thread, waiting for the rate limiter and
  * between retries on the client's clock. 0 on a 2xx answer, with *out filled
  * (out may be NULL to discard the body); otherwise a negative code with the
- * detail in res (may be NULL) and *out untouched (NL_ECANCELED when the
- * clock was stopped during a wait). Thread-safe: blocking calls share a
+ * detail in res (may be NULL) and *out untouched (NL_ECANCELED, nothing
+ * sent, when the clock is stopped before an attempt or during a wait: a
+ * shutdown sends no more requests). Thread-safe: blocking calls share a
  * keep-alive connection cache (a CURLSH) but nothing else. */
 int nl_client_do(nl_response *out, nl_client *c, const nl_request *req, nl_result *res);
 

@@ -64,7 +64,9 @@ int64_t nl_clock_mono(nl_clock *c);
 /* Sleep usec (a fake clock advances and records the sleep). NL_ECANCELED
  * when the clock is stopped, at once or during the sleep. */
 int nl_clock_sleep(nl_clock *c, int64_t usec);
-/* Stop: wake sleepers (NL_ECANCELED) and make nl_clock_run return. */
+/* Stop: wake sleepers (NL_ECANCELED) and make nl_clock_run return. From then
+ * on no timer fires (nl_clock_run_due, nl_clock_advance fire none): a
+ * shutdown sends nothing more. */
 void nl_clock_stop(nl_clock *c);
 int nl_clock_stopped(nl_clock *c);
 
@@ -73,17 +75,27 @@ int nl_clock_stopped(nl_clock *c);
  * nl_clock_cancel. NL_ENOMEM. */
 int nl_clock_after(uint64_t *id_out, nl_clock *c, int64_t delay_usec, nl_timer_fn fn,
                    void *payload);
+/* A sleep that does not block the thread: fn(payload) runs usec from now,
+ * as a timer of nl_clock_after. A fake clock records usec among its sleeps
+ * (nl_clock_fake_sleeps; no on-sleep hook: time does not move), so a
+ * controller's backoff waits are the same evidence whether it waits on a
+ * timer or blocks in nl_clock_sleep. NL_ECANCELED (no timer, nothing
+ * recorded) on a stopped clock; NL_ENOMEM. */
+int nl_clock_sleep_async(uint64_t *id_out, nl_clock *c, int64_t usec, nl_timer_fn fn,
+                         void *payload);
 /* NL_ENOTFOUND when the timer already fired or was cancelled. */
 int nl_clock_cancel(nl_clock *c, uint64_t id);
 /* The earliest timer deadline (monotonic); NL_ENOTFOUND when none. */
 int nl_clock_next_deadline(int64_t *out, nl_clock *c);
-/* Fire the timers due now; returns how many fired. */
+/* Fire the timers due now (none once the clock is stopped, even if a
+ * callback stops it midway); returns how many fired. */
 size_t nl_clock_run_due(nl_clock *c);
 /* Fire timers as they fall due until nl_clock_stop (a fake clock jumps from
  * deadline to deadline and returns when no timer is left). */
 int nl_clock_run(nl_clock *c);
 /* Fake clock only: move time forward by usec, firing the timers due on the
- * way at their deadlines. NL_EINVAL on a real clock or a negative usec. */
+ * way at their deadlines (none once stopped: time still moves). NL_EINVAL on a real clock or a
+ * negative usec. */
 int nl_clock_advance(nl_clock *c, int64_t usec);
 /* Fake clock only: the sleeps recorded so far (borrowed, valid until the
  * next sleep or clear; NULL when none), their count in *n_out and, in
@@ -122,6 +134,8 @@ typedef struct {
 	int running;
 	nl_rand rand;
 	uint64_t timer;    /* pending timer id, 0 = none */
+	int held;          /* a run is under way past fn's return (hold/done) */
+	int64_t due;       /* the pending tick's deadline (monotonic) */
 	int64_t last_wait; /* the last period scheduled, jitter included */
 } nl_jitter_until;
 
@@ -130,5 +144,15 @@ typedef struct {
 int nl_jitter_until_start(nl_jitter_until *j, nl_clock *c, int64_t period, double jitter_factor,
                           int sliding, uint64_t seed, nl_timer_fn fn, void *payload);
 void nl_jitter_until_stop(nl_jitter_until *j);
+/* From inside fn: this run goes on after fn returns (it waits on timers of
+ * its own, as a controller's backoff does), so a sliding loop counts the
+ * period from nl_jitter_until_done instead; ticks due meanwhile do not run
+ * fn again. done outside a held run is a no-op. */
+void nl_jitter_until_hold(nl_jitter_until *j);
+void nl_jitter_until_done(nl_jitter_until *j);
+/* Run fn at once instead of at the pending tick (the next period counted
+ * from this run), unless a run is held or the tick is due already. NL_EINVAL when not running;
+ * NL_ENOMEM. */
+int nl_jitter_until_kick(nl_jitter_until *j);
 
 #endif

@@ -102,7 +102,8 @@ int nl_lease_controller_new(nl_lease_controller **out, const nl_lease_controller
 void nl_lease_controller_free(nl_lease_controller *lc);
 
 /* One sync, as the controller's periodic run does (the scenario runner's
- * `sync: lease` step): update from the cached lease without a GET; otherwise,
+ * `sync: lease` step), blocking: its backoff waits are nl_clock_sleep.
+ * Update from the cached lease without a GET; otherwise,
  * or if that failed, ensure the lease exists (GET, CREATE with an
  * ownerReference to the Node), backing off 200 ms doubling to 7 s without an
  * attempt limit, and update it unless it was just created.
@@ -114,11 +115,21 @@ int nl_lease_controller_sync(nl_lease_controller *lc);
 
 /* Run syncs on the clock's timers: the first at once, then every renew
  * interval (0.25 x lease duration) plus up to 4% jitter, counted from the end
- * of the previous sync. NL_EINVAL when already started. */
+ * of the previous sync. The backoff waits of these syncs are timers too
+ * (nl_clock_sleep_async): the thread running the clock is never blocked by
+ * them, and other timers fire on time meanwhile. nl_lease_controller_sync
+ * during such a wait finishes that sync, blocking. NL_EINVAL when already
+ * started. */
 int nl_lease_controller_start(nl_lease_controller *lc);
-/* Cancel the scheduled syncs; a no-op when not started. Call from the
- * clock's thread (or after nl_clock_run returned). */
+/* Cancel the scheduled syncs and a sync waiting in its backoff (the cached
+ * lease stays); a no-op when not started. Call from the clock's thread (or
+ * after nl_clock_run returned). */
 void nl_lease_controller_stop(nl_lease_controller *lc);
+/* The Node may have just appeared (registration succeeded): a started
+ * controller idle between syncs with no lease syncs at once instead of a
+ * renew interval later; otherwise nothing changes (one in its backoff tries
+ * again within one step anyway). 0, or NL_ENOMEM. */
+int nl_lease_controller_kick(nl_lease_controller *lc);
 
 /* Change the lease duration (dynamic config): the next renewal writes it and
  * the next renew interval is derived from it. NL_EINVAL when <= 0. */
