@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <nodelet/agent.h>
 #include <nodelet/api.h>
+#include <nodelet/config_controller.h>
 #include <nodelet/configmap.h>
 #include <nodelet/lease.h>
 #include <nodelet/log.h>
@@ -1336,6 +1337,220 @@ static void test_agent__dynamic_config_sees_the_configmap_deleted(void)
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
+/* ==== an outage: every controller keeps its own schedule ============================ */
+
+#define CONFIG_UA "nodelet-test-dynconfig"
+
+/* The virtual times of the journal entries after since sent with (or, for
+ * ua NULL, without) the config controller's user agent, of that method and
+ * resource; returns how many. */
+static size_t times_by(int64_t *out, size_t max, uint64_t since, int config, const char *method,
+                       const char *resource)
+{
+	json_object *j = journal(since), *items = json_object_object_get(j, "items");
+	size_t n = 0;
+	for (size_t i = 0; i < json_object_array_length(items) && n < max; i++) {
+		json_object *e = json_object_array_get_idx(items, i);
+		const char *ua = nl_json_get_string(e, "userAgent");
+		if ((ua && strcmp(ua, CONFIG_UA) == 0) != config ||
+		    (method && strcmp(nl_json_get_string(e, "method"), method) != 0) ||
+		    (resource && strcmp(nl_json_get_string(e, "resource"), resource) != 0))
+			continue;
+		CU_ASSERT_EQUAL(nl_time_parse_micro(&out[n], nl_json_get_string(e, "time")), 0);
+		n++;
+	}
+	json_object_put(j);
+	return n;
+}
+
+/* A dynamic config controller beside the agent, on the agent's clock, with
+ * a client of its own (so the journal tells its requests apart); nothing
+ * is assigned, so each of its two loops GETs the Node at every tick until
+ * one succeeds. */
+typedef struct {
+	char dir[64];
+	nl_client *client;
+	nl_config_controller *cc;
+} config_side;
+
+static void config_side_start(config_side *c, fixture *x)
+{
+	nl_rest_config rest = {0};
+	nl_client_options co;
+	nl_config_controller_options o = {0};
+	nl_nodelet_config *cfg = NULL;
+	nl_err err = {0};
+	snprintf(c->dir, sizeof(c->dir), "/tmp/nl-outage-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(c->dir));
+	rest.server = (char *)base;
+	nl_client_options_init(&co);
+	co.clock = x->clock;
+	co.qps = -1;
+	co.user_agent = CONFIG_UA;
+	CU_ASSERT_EQUAL_FATAL(nl_client_new(&c->client, &rest, &co, &err), 0);
+	nl_config_ops ops = nl_config_ops_for_client(c->client);
+	o.clock = x->clock;
+	o.ops = &ops;
+	o.node_name = "n1";
+	o.dynamic_config_dir = c->dir;
+	o.jitter_seed = 7;
+	CU_ASSERT_EQUAL_FATAL(nl_config_controller_new(&c->cc, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(nl_config_controller_bootstrap(&cfg, c->cc, &err), 0);
+	nl_nodelet_config_free(cfg);
+	CU_ASSERT_EQUAL_FATAL(nl_config_controller_start(c->cc), 0);
+}
+
+static void config_side_free(config_side *c)
+{
+	char cmd[128];
+	nl_config_controller_free(c->cc);
+	nl_client_free(c->client);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c->dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* Every answer is a 500 until the fault is removed. */
+static char *server_down(void)
+{
+	char *id = NULL;
+	nl_err err = {0};
+	CU_ASSERT_EQUAL_FATAL(
+	    mock_server_add_fault(&id, srv,
+	                          "{\"match\":{},\"action\":{\"status\":500},\"times\":0}", &err),
+	    0);
+	return id;
+}
+
+static void server_up(char *id)
+{
+	CU_ASSERT_EQUAL(mock_server_remove_fault(srv, id), 0);
+	free(id);
+}
+
+/* The API server is down (every request 500) for the first 20 s, then
+ * again from 40 s to 80 s. Registration, the lease controller's ensure,
+ * node status and both dynamic config loops each keep their own schedule
+ * meanwhile: none waits behind the lease controller's 7 s backoff. When
+ * the server is back, the Node and then the Lease appear within one
+ * backoff step. */
+static void test_agent__outage_keeps_every_schedule(void)
+{
+	static const int64_t backoff_ms[] = {0, 200, 600, 1400, 3000, 6200, 12600, 19600, 26600};
+	const size_t nb = sizeof(backoff_ms) / sizeof(backoff_ms[0]);
+	fixture x;
+	config_side c;
+	int64_t t[64];
+	fixture_init(&x);
+	fixture_agent(&x);
+	uint64_t seq = last_seq();
+	char *down = server_down();
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	config_side_start(&c, &x);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 20 * SEC), 0);
+	server_up(down);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10 * SEC), 0);
+
+	/* Registration: 200 ms doubling to 7 s from the start, to the µs. */
+	CU_ASSERT_EQUAL_FATAL(times_by(t, 64, seq, 0, "POST", "nodes"), nb);
+	for (size_t i = 0; i < nb; i++)
+		CU_ASSERT_EQUAL(t[i], START + backoff_ms[i] * MS);
+	/* The lease's ensure: its own sequence of the same waits; back at
+	 * 26.6 s, 6.6 s after the server, it creates the lease (GET 404 + GET
+	 * node + POST). */
+	CU_ASSERT_EQUAL_FATAL(times_by(t, 64, seq, 0, "GET", "leases"), nb);
+	for (size_t i = 0; i < nb; i++)
+		CU_ASSERT_EQUAL(t[i], START + backoff_ms[i] * MS);
+	CU_ASSERT_EQUAL_FATAL(times_by(t, 64, seq, 0, "POST", "leases"), 1);
+	CU_ASSERT_EQUAL(t[0], START + 26600 * MS);
+	CU_ASSERT(t[0] - (START + 20 * SEC) <= NL_LEASE_MAX_BACKOFF_USEC);
+	CU_ASSERT_TRUE(nl_agent_registered(x.agent));
+	assert_lease_owned_and_cached(&x);
+	/* Dynamic config: both loops (config sync, config status) ticked at
+	 * once, then every 10-12 s, through the outage. */
+	size_t n = times_by(t, 64, seq, 1, "GET", "nodes");
+	CU_ASSERT_FATAL(n >= 4);
+	CU_ASSERT_EQUAL(t[0], START);
+	CU_ASSERT_EQUAL(t[1], START);
+	CU_ASSERT(t[2] > START + 10 * SEC - MS && t[2] < START + 12 * SEC + MS);
+	CU_ASSERT(t[3] > START + 10 * SEC - MS && t[3] < START + 12 * SEC + MS);
+
+	/* Second outage, with the lease already there: node status (checked
+	 * every nodeStatusUpdateFrequency, 10 s plus up to 4 %, 5 tries at
+	 * each check) keeps its beat while the lease controller is in its
+	 * backoff. */
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10 * SEC), 0);
+	seq = last_seq();
+	down = server_down();
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 40 * SEC), 0);
+	n = times_by(t, 64, seq, 0, "GET", "nodes");
+	CU_ASSERT_EQUAL(n % NL_AGENT_STATUS_UPDATE_RETRIES, 0);
+	CU_ASSERT_FATAL(n >= 3 * NL_AGENT_STATUS_UPDATE_RETRIES);
+	for (size_t i = 1; i < n; i++) {
+		int64_t gap = t[i] - t[i - 1];
+		int first = i % NL_AGENT_STATUS_UPDATE_RETRIES == 0;
+		CU_ASSERT(first ? gap >= 10 * SEC && gap <= 10400 * MS : gap == 0);
+	}
+	/* Meanwhile the lease controller retried on its own: 5 PUTs, then
+	 * ensure GETs 200 ms doubling to 7 s apart. */
+	CU_ASSERT_EQUAL(times_by(t, 64, seq, 0, "PUT", "leases"), 5);
+	n = times_by(t, 64, seq, 0, "GET", "leases");
+	CU_ASSERT_FATAL(n >= 8);
+	for (size_t i = 1; i < n; i++)
+		CU_ASSERT_EQUAL(t[i] - t[i - 1],
+		                i <= 6 ? (INT64_C(100) << i) * MS : NL_LEASE_MAX_BACKOFF_USEC);
+	int64_t last_get = t[n - 1];
+	server_up(down);
+	seq = last_seq();
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10 * SEC), 0);
+	/* Renewed at the backoff's next step, within 7 s of the server. */
+	CU_ASSERT_FATAL(times_by(t, 64, seq, 0, "PUT", "leases") >= 1);
+	CU_ASSERT_EQUAL(t[0], last_get + NL_LEASE_MAX_BACKOFF_USEC);
+	CU_ASSERT(t[0] - (START + 80 * SEC) <= NL_LEASE_MAX_BACKOFF_USEC);
+	nl_agent_stop(x.agent);
+	config_side_free(&c);
+	fixture_free(&x);
+}
+
+static void shutdown_now(void *payload)
+{
+	nl_agent_shutdown(payload);
+}
+
+/* SIGTERM (nl_agent_shutdown) while registration, the lease and dynamic
+ * config are all backing off: the stop lands inside a timer callback just
+ * before registration's next attempt falls due, and nothing at all is sent
+ * after it — no overdue timer fires, the loop returns at once. */
+static void test_agent__nothing_is_sent_after_shutdown(void)
+{
+	fixture x;
+	config_side c;
+	int64_t t[64];
+	fixture_init(&x);
+	fixture_agent(&x);
+	char *down = server_down();
+	/* Registration's attempt at 3 s is added later, so at 3 s this fires
+	 * first (ties fire in the order added). */
+	CU_ASSERT_EQUAL_FATAL(nl_clock_after(NULL, x.clock, 3 * SEC, shutdown_now, x.agent), 0);
+	uint64_t seq = last_seq();
+	CU_ASSERT_EQUAL(nl_agent_start(x.agent), 0);
+	config_side_start(&c, &x);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 3 * SEC), 0);
+	CU_ASSERT_TRUE(nl_clock_stopped(x.clock));
+	size_t before = times_by(t, 64, seq, 0, NULL, NULL);
+	CU_ASSERT_EQUAL(times_by(t, 64, seq, 0, "POST", "nodes"), 4); /* 0, .2, .6, 1.4 */
+	uint64_t at_stop = last_seq();
+	/* Time goes on; the program's loop runs once more and returns. */
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 60 * SEC), 0);
+	CU_ASSERT_EQUAL(nl_agent_run(x.agent), 0);
+	CU_ASSERT_EQUAL(nl_agent_sync_status(x.agent), NL_ECANCELED);
+	CU_ASSERT_EQUAL(last_seq(), at_stop);
+	CU_ASSERT(before >= 8);
+	nl_agent_stop(x.agent);
+	config_side_free(&c);
+	server_up(down);
+	fixture_free(&x);
+}
+
 /* ==== the exact patch, and the connection reset (scripted server) =================== */
 
 typedef struct {
@@ -1542,6 +1757,8 @@ static CU_TestInfo tests[] = {
     {"dynamic_config_restarts_the_agent", test_agent__dynamic_config_restarts_the_agent},
     {"dynamic_config_sees_the_configmap_deleted",
      test_agent__dynamic_config_sees_the_configmap_deleted},
+    {"outage_keeps_every_schedule", test_agent__outage_keeps_every_schedule},
+    {"nothing_is_sent_after_shutdown", test_agent__nothing_is_sent_after_shutdown},
     {"status_patch_is_kubelets", test_agent__status_patch_is_kubelets},
     {"connection_reset_opens_a_new_connection",
      test_agent__connection_reset_opens_a_new_connection},

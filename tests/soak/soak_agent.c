@@ -41,8 +41,14 @@ int soak_pass(soak_agent *s, int64_t usec)
 		int64_t next = end;
 		if (nl_clock_next_deadline(&due, s->clock) == 0 && due < end)
 			next = due > now ? due : now;
+		/* A fault window ends at its end, not at the next whole second:
+		 * the agent's backoffs are timers, so the first one due past the
+		 * end already meets a healthy server. */
+		if (s->window_open && s->window_end > now && s->window_end < next)
+			next = s->window_end;
 		if (nl_clock_advance(s->clock, next - now) != 0)
 			return NL_ERROR;
+		soak_window_close_due(s);
 	}
 	soak_watchdog_kick();
 	return 0;
@@ -125,8 +131,10 @@ static int start_observer(soak_agent *s, nl_err *err)
 	return 0;
 }
 
-/* Inside the agent's waits (its backoff blocks this thread): the window
- * ends at the first wait that passes its end, before the next request. */
+/* Inside the client's blocking waits (Retry-After, a connection reset's
+ * retry: they block this thread; the controllers' backoffs are timers, see
+ * soak_pass): the window ends at the first wait that passes its end,
+ * before the next request. */
 static void on_sleep(int64_t now, void *payload)
 {
 	(void)now;
