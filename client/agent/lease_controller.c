@@ -57,6 +57,7 @@ struct nl_lease_controller {
 		char *base;
 		size_t base_len;
 		uint64_t wait_timer; /* the backoff's timer, 0 = none */
+		int64_t wait_due;    /* when it fires (monotonic) */
 	} sync;
 };
 
@@ -1026,6 +1027,10 @@ int nl_lease_controller_sync(nl_lease_controller *lc)
 	if (lc->sync.wait_timer) {
 		nl_clock_cancel(lc->clock, lc->sync.wait_timer);
 		lc->sync.wait_timer = 0;
+		/* The rest of its wait first: the server sees the same schedule. */
+		int64_t left = lc->sync.wait_due - nl_clock_mono(lc->clock);
+		if (left > 0)
+			nl_clock_sleep(lc->clock, left);
 	}
 	int held = lc->sync.stage != SYNC_IDLE;
 	int rc = sync_blocking(lc);
@@ -1109,6 +1114,7 @@ static int sync_async(nl_lease_controller *lc)
 
 	/* Failures are logged inside and retried at the next interval. */
 	while ((rc = sync_step(lc, &wait)) == STEP_WAIT) {
+		lc->sync.wait_due = nl_clock_mono(lc->clock) + wait;
 		rc = nl_clock_sleep_async(&lc->sync.wait_timer, lc->clock, wait, backoff_over, lc);
 		if (rc == 0)
 			return 0;

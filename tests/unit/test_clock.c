@@ -670,7 +670,135 @@ static void test_clock__duration_format_like_go(void)
 	expect_duration(90061 * SEC + 500 * MS, "25h1m1.5s");
 }
 
+/* --- waits without blocking, and the stop ------------------------------------------ */
+
+static void stop_it(void *payload)
+{
+	nl_clock_stop(payload);
+}
+
+/* nl_clock_sleep_async: a timer (time does not move), recorded as a sleep
+ * on a fake clock; refused on a stopped clock. */
+static void test_clock__sleep_async_is_a_recorded_timer(void)
+{
+	nl_clock *c;
+	fired_log log = {0};
+	fire_arg a = {&log, 1};
+	size_t n;
+	uint64_t id = 0;
+
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&c, 10 * SEC), 0);
+	log.clock = c;
+	CU_ASSERT_EQUAL(nl_clock_sleep_async(&id, c, 200 * MS, record_fire, &a), 0);
+	CU_ASSERT_NOT_EQUAL(id, 0);
+	CU_ASSERT_EQUAL(nl_clock_now(c), 10 * SEC);
+	const int64_t *s = nl_clock_fake_sleeps(c, &n, NULL);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(s[0], 200 * MS);
+	CU_ASSERT_EQUAL(nl_clock_advance(c, SEC), 0);
+	CU_ASSERT_EQUAL_FATAL(log.n, 1);
+	CU_ASSERT_EQUAL(log.at[0], 10 * SEC + 200 * MS);
+	nl_clock_stop(c);
+	CU_ASSERT_EQUAL(nl_clock_sleep_async(NULL, c, SEC, record_fire, &a), NL_ECANCELED);
+	nl_clock_fake_sleeps(c, &n, NULL);
+	CU_ASSERT_EQUAL(n, 1);
+	nl_clock_free(c);
+}
+
+/* A stop inside a timer callback: the timers due after it, even at the
+ * same instant, never fire — from nl_clock_advance or nl_clock_run_due. */
+static void test_clock__nothing_fires_after_stop(void)
+{
+	nl_clock *c;
+	fired_log log = {0};
+	fire_arg a = {&log, 1}, b = {&log, 2};
+
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&c, 0), 0);
+	CU_ASSERT_EQUAL(nl_clock_after(NULL, c, SEC, record_fire, &a), 0);
+	CU_ASSERT_EQUAL(nl_clock_after(NULL, c, 2 * SEC, stop_it, c), 0);
+	CU_ASSERT_EQUAL(nl_clock_after(NULL, c, 2 * SEC, record_fire, &b), 0);
+	CU_ASSERT_EQUAL(nl_clock_after(NULL, c, 3 * SEC, record_fire, &b), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(c, 10 * SEC), 0);
+	CU_ASSERT_EQUAL(log.n, 1);
+	CU_ASSERT_EQUAL(nl_clock_now(c), 10 * SEC); /* time still moves */
+	CU_ASSERT_EQUAL(nl_clock_run_due(c), 0);
+	CU_ASSERT_EQUAL(log.n, 1);
+	nl_clock_free(c);
+
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_real(&c), 0);
+	CU_ASSERT_EQUAL(nl_clock_after(NULL, c, 0, stop_it, c), 0);
+	CU_ASSERT_EQUAL(nl_clock_after(NULL, c, 0, record_fire, &a), 0);
+	CU_ASSERT_EQUAL(nl_clock_run_due(c), 1);
+	CU_ASSERT_EQUAL(log.n, 1);
+	nl_clock_free(c);
+}
+
+/* A run that goes on after fn returns (hold): no tick runs fn meanwhile,
+ * and a sliding period counts from done. Kick brings the next run
+ * forward, but not past a held run or a tick due already. */
+typedef struct {
+	nl_clock *clock;
+	nl_jitter_until j;
+	int runs;
+	int64_t at[16];
+	int hold;
+} held_arg;
+
+static void held_work(void *payload)
+{
+	held_arg *a = payload;
+	if (a->runs < 16)
+		a->at[a->runs] = nl_clock_now(a->clock);
+	a->runs++;
+	if (a->hold)
+		nl_jitter_until_hold(&a->j);
+}
+
+static void finish_held(void *payload)
+{
+	held_arg *a = payload;
+	nl_jitter_until_done(&a->j);
+}
+
+static void test_clock__jitter_until_hold_done_and_kick(void)
+{
+	held_arg a = {0};
+
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&a.clock, 0), 0);
+	a.hold = 1;
+	CU_ASSERT_EQUAL(nl_jitter_until_kick(&a.j), NL_EINVAL); /* not running */
+	CU_ASSERT_EQUAL(nl_jitter_until_start(&a.j, a.clock, 10 * SEC, 0.0, 1, 1, held_work, &a),
+	                0);
+	CU_ASSERT_EQUAL(nl_clock_advance(a.clock, 0), 0);
+	CU_ASSERT_EQUAL(a.runs, 1);
+	/* Held for 25 s: nothing scheduled, a kick changes nothing. */
+	CU_ASSERT_EQUAL(nl_jitter_until_kick(&a.j), 0);
+	CU_ASSERT_EQUAL(nl_clock_after(NULL, a.clock, 25 * SEC, finish_held, &a), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(a.clock, 30 * SEC), 0);
+	CU_ASSERT_EQUAL(a.runs, 1);
+	a.hold = 0;
+	CU_ASSERT_EQUAL(nl_clock_advance(a.clock, 5 * SEC), 0);
+	CU_ASSERT_EQUAL_FATAL(a.runs, 2);
+	CU_ASSERT_EQUAL(a.at[1], 35 * SEC); /* 10 s after done */
+	nl_jitter_until_done(&a.j);         /* not held: no-op */
+	/* Kicked 3 s into the period: runs now, then 10 s from there. */
+	CU_ASSERT_EQUAL(nl_clock_advance(a.clock, 3 * SEC), 0);
+	CU_ASSERT_EQUAL(nl_jitter_until_kick(&a.j), 0);
+	CU_ASSERT_EQUAL(nl_jitter_until_kick(&a.j), 0); /* due already: one run */
+	CU_ASSERT_EQUAL(nl_clock_advance(a.clock, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(a.runs, 3);
+	CU_ASSERT_EQUAL(a.at[2], 38 * SEC);
+	CU_ASSERT_EQUAL(nl_clock_advance(a.clock, 10 * SEC), 0);
+	CU_ASSERT_EQUAL_FATAL(a.runs, 4);
+	CU_ASSERT_EQUAL(a.at[3], 48 * SEC);
+	nl_jitter_until_stop(&a.j);
+	nl_clock_free(a.clock);
+}
+
 static CU_TestInfo clock_tests[] = {
+    {"sleep_async_is_a_recorded_timer", test_clock__sleep_async_is_a_recorded_timer},
+    {"nothing_fires_after_stop", test_clock__nothing_fires_after_stop},
+    {"jitter_until_hold_done_and_kick", test_clock__jitter_until_hold_done_and_kick},
     {"timers_fire_in_deadline_order", test_clock__timers_fire_in_deadline_order},
     {"timers_equal_deadlines_fire_in_add_order",
      test_clock__timers_equal_deadlines_fire_in_add_order},

@@ -897,6 +897,178 @@ static void test_lease_controller__lease_duration_change_is_reasserted(void)
 	fixture_free(&x);
 }
 
+/* --- the periodic sync waits on timers ------------------------------------------------ */
+
+/* Another controller on the same clock: a timer every second, recording
+ * when it fired. */
+typedef struct {
+	nl_clock *clock;
+	int64_t at[64];
+	size_t n;
+} ticker;
+
+static void tick(void *payload)
+{
+	ticker *t = payload;
+	if (t->n < 64)
+		t->at[t->n++] = nl_clock_now(t->clock);
+	CU_ASSERT_EQUAL(nl_clock_after(NULL, t->clock, SEC, tick, t), 0);
+}
+
+/* Started, in a server outage: the periodic sync's ensure backs off 200 ms
+ * doubling to 7 s on timers (recorded as the same sleeps), while another
+ * timer of the clock fires every second on the dot; the first attempt
+ * after the outage creates the lease, and the next sync comes a renew
+ * interval after that one ended. */
+static void test_lease_controller__periodic_backoff_blocks_no_timer(void)
+{
+	static const int64_t want[] = {200, 400, 800, 1600, 3200, 6400, 7000, 7000};
+	fixture x;
+	ticker t = {0};
+	int64_t start, next;
+
+	fixture_init(&x, 40);
+	start = nl_clock_now(x.clock);
+	fake_add_node(&x.api);
+	x.api.fail_code = NL_ESERVER;
+	x.api.fail_until = start + 20 * SEC;
+	t.clock = x.clock;
+	CU_ASSERT_EQUAL_FATAL(nl_clock_after(NULL, x.clock, SEC, tick, &t), 0);
+	CU_ASSERT_EQUAL(nl_lease_controller_start(x.lc), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 30 * SEC), 0);
+	CU_ASSERT_EQUAL(t.n, 30);
+	for (size_t i = 0; i < t.n; i++)
+		CU_ASSERT_EQUAL(t.at[i], start + (int64_t)(i + 1) * SEC);
+	assert_trace(&x.api, "GET lease 500, GET lease 500, GET lease 500, GET lease 500, "
+	                     "GET lease 500, GET lease 500, GET lease 500, GET lease 500, "
+	                     "GET lease 404, GET node 200, CREATE lease 201");
+	assert_sleeps(x.clock, want, sizeof(want) / sizeof(want[0]));
+	int64_t created = x.api.reqs[x.api.nreqs - 1].at;
+	CU_ASSERT_EQUAL(created, start + 26600 * MS);
+	/* Stopped: only the ticker's timer is left. */
+	nl_lease_controller_stop(x.lc);
+	CU_ASSERT_EQUAL(nl_clock_next_deadline(&next, x.clock), 0);
+	CU_ASSERT_EQUAL(next, start + 31 * SEC);
+	fixture_free(&x);
+}
+
+/* The renew interval is counted from the end of a sync that waited. */
+static void test_lease_controller__next_sync_follows_the_backoff(void)
+{
+	fixture x;
+	int64_t start;
+
+	fixture_init(&x, 40);
+	start = nl_clock_now(x.clock);
+	fake_add_node(&x.api);
+	x.api.fail_code = NL_ESERVER;
+	x.api.fail_until = start + 1 * SEC;
+	CU_ASSERT_EQUAL(nl_lease_controller_start(x.lc), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 1400 * MS), 0);
+	/* 0, 0.2, 0.6 fail; at 1.4 s it is created. */
+	assert_trace(&x.api, "GET lease 500, GET lease 500, GET lease 500, GET lease 404, "
+	                     "GET node 200, CREATE lease 201");
+	trace_reset(&x.api);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 10 * SEC - 1), 0);
+	CU_ASSERT_EQUAL(x.api.nreqs, 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 400 * MS + 1), 0);
+	assert_trace(&x.api, "UPDATE lease 200");
+	int64_t at = x.api.reqs[0].at - (start + 1400 * MS);
+	CU_ASSERT(at >= 10 * SEC && at <= 10400 * MS);
+	fixture_free(&x);
+}
+
+/* Stopped while its sync waits in the backoff: the wait's timer goes too,
+ * nothing more is sent, and the controller starts afresh. */
+static void test_lease_controller__stop_cancels_a_waiting_sync(void)
+{
+	fixture x;
+	int64_t next;
+
+	fixture_init(&x, 40);
+	fake_add_node(&x.api);
+	x.api.fail_code = NL_ESERVER;
+	x.api.fail_until = INT64_MAX;
+	CU_ASSERT_EQUAL(nl_lease_controller_start(x.lc), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 1 * SEC), 0);
+	assert_trace(&x.api, "GET lease 500, GET lease 500, GET lease 500");
+	nl_lease_controller_stop(x.lc);
+	CU_ASSERT_EQUAL(nl_clock_next_deadline(&next, x.clock), NL_ENOTFOUND);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 60 * SEC), 0);
+	CU_ASSERT_EQUAL(x.api.nreqs, 3);
+	/* Restarted: a new sync, from the first wait. */
+	x.api.fail_until = 0;
+	trace_reset(&x.api);
+	CU_ASSERT_EQUAL(nl_lease_controller_start(x.lc), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	assert_trace(&x.api, "GET lease 404, GET node 200, CREATE lease 201");
+	fixture_free(&x);
+}
+
+/* nl_lease_controller_sync while the periodic sync waits: that sync is
+ * finished here, blocking (its remaining waits are sleeps), and the
+ * periodic run goes on from its end. */
+static void test_lease_controller__sync_finishes_the_waiting_one(void)
+{
+	/* The periodic sync's 200 ms wait (recorded when it was scheduled),
+	 * slept out here since no time had passed, then 400 and 800 ms. */
+	static const int64_t want[] = {200, 200, 400, 800};
+	fixture x;
+	int64_t start, next;
+
+	fixture_init(&x, 40);
+	start = nl_clock_now(x.clock);
+	fake_add_node(&x.api);
+	x.api.fail_code = NL_ESERVER;
+	x.api.fail_until = start + 1 * SEC;
+	CU_ASSERT_EQUAL(nl_lease_controller_start(x.lc), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	assert_trace(&x.api, "GET lease 500");
+	CU_ASSERT_EQUAL(nl_lease_controller_sync(x.lc), 0);
+	assert_trace(&x.api, "GET lease 500, GET lease 500, GET lease 500, GET lease 404, "
+	                     "GET node 200, CREATE lease 201");
+	assert_sleeps(x.clock, want, 4);
+	CU_ASSERT_EQUAL(nl_clock_now(x.clock), start + 1400 * MS);
+	CU_ASSERT_EQUAL(x.api.reqs[1].at, start + 200 * MS);
+	CU_ASSERT_EQUAL(x.api.reqs[2].at, start + 600 * MS);
+	CU_ASSERT_EQUAL(nl_clock_next_deadline(&next, x.clock), 0);
+	CU_ASSERT(next - nl_clock_now(x.clock) >= 10 * SEC);
+	CU_ASSERT(next - nl_clock_now(x.clock) <= 10400 * MS);
+	fixture_free(&x);
+}
+
+/* Kicked (the Node was just registered): a controller idle for want of a
+ * Node syncs at once; one that has its lease, or has a sync due anyway,
+ * does not change its schedule. */
+static void test_lease_controller__kick_syncs_a_controller_waiting_for_its_node(void)
+{
+	fixture x;
+	int64_t next, before;
+
+	fixture_init(&x, 40);
+	CU_ASSERT_EQUAL(nl_lease_controller_kick(x.lc), 0); /* not started: nothing */
+	CU_ASSERT_EQUAL(nl_clock_next_deadline(&next, x.clock), NL_ENOTFOUND);
+	CU_ASSERT_EQUAL(nl_lease_controller_start(x.lc), 0);
+	CU_ASSERT_EQUAL(nl_lease_controller_kick(x.lc), 0); /* due already */
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	assert_trace(&x.api, "GET lease 404, GET node 404");
+	trace_reset(&x.api);
+	fake_add_node(&x.api);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, SEC), 0);
+	CU_ASSERT_EQUAL(x.api.nreqs, 0);
+	CU_ASSERT_EQUAL(nl_lease_controller_kick(x.lc), 0);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	assert_trace(&x.api, "GET lease 404, GET node 200, CREATE lease 201");
+	trace_reset(&x.api);
+	CU_ASSERT_EQUAL(nl_clock_next_deadline(&before, x.clock), 0);
+	CU_ASSERT_EQUAL(nl_lease_controller_kick(x.lc), 0); /* has its lease */
+	CU_ASSERT_EQUAL(nl_clock_next_deadline(&next, x.clock), 0);
+	CU_ASSERT_EQUAL(next, before);
+	CU_ASSERT_EQUAL(nl_clock_advance(x.clock, 0), 0);
+	CU_ASSERT_EQUAL(x.api.nreqs, 0);
+	fixture_free(&x);
+}
+
 static void collect_intervals(int64_t *gaps, size_t n, uint64_t seed)
 {
 	fixture x;
@@ -1598,6 +1770,12 @@ static void test_lease_controller__partly_unsent_round_logs_both(void)
 }
 
 static CU_TestInfo lease_tests[] = {
+    {"periodic_backoff_blocks_no_timer", test_lease_controller__periodic_backoff_blocks_no_timer},
+    {"next_sync_follows_the_backoff", test_lease_controller__next_sync_follows_the_backoff},
+    {"stop_cancels_a_waiting_sync", test_lease_controller__stop_cancels_a_waiting_sync},
+    {"sync_finishes_the_waiting_one", test_lease_controller__sync_finishes_the_waiting_one},
+    {"kick_syncs_a_controller_waiting_for_its_node",
+     test_lease_controller__kick_syncs_a_controller_waiting_for_its_node},
     {"new_lease_nil_base_without_node", test_lease_controller__new_lease_nil_base_without_node},
     {"new_lease_nil_base_with_node", test_lease_controller__new_lease_nil_base_with_node},
     {"new_lease_base_without_owner_gets_owner_and_renew_time",
