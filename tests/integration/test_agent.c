@@ -1438,7 +1438,7 @@ static void test_agent__outage_keeps_every_schedule(void)
 	static const int64_t backoff_ms[] = {0, 200, 600, 1400, 3000, 6200, 12600, 19600, 26600};
 	const size_t nb = sizeof(backoff_ms) / sizeof(backoff_ms[0]);
 	fixture x;
-	config_side c;
+	config_side c = {.client = NULL};
 	int64_t t[64];
 	fixture_init(&x);
 	fixture_agent(&x);
@@ -1523,7 +1523,7 @@ static void shutdown_now(void *payload)
 static void test_agent__nothing_is_sent_after_shutdown(void)
 {
 	fixture x;
-	config_side c;
+	config_side c = {.client = NULL};
 	int64_t t[64];
 	fixture_init(&x);
 	fixture_agent(&x);
