@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/query.h"
+
 #define MAX_SEGMENTS 10
 
 /* Split path on '/' into at most MAX_SEGMENTS segments (pointers into buf).
@@ -157,13 +159,6 @@ static const char *request_verb(const mock_route *rt, const char *method)
 	return NULL;
 }
 
-/* A query bool as the apiserver decodes it: present and not "0" or
- * "false" (any case); even an empty value is true. */
-static int is_true(const char *v)
-{
-	return v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
-}
-
 static const char *lower_method(const char *method)
 {
 	static const char *const methods[] = {"get",    "post", "put",     "patch",
@@ -177,7 +172,9 @@ static const char *lower_method(const char *method)
 const char *mock_route_verb(const mock_route *rt, const char *method, const char *watch_param)
 {
 	const char *verb = rt->type != MOCK_ROUTE_NONE && method ? request_verb(rt, method) : NULL;
-	return verb && strcmp(verb, "list") == 0 && is_true(watch_param) ? "watch" : verb;
+	return verb && strcmp(verb, "list") == 0 && mock_query_bool_value(watch_param) == 1
+	           ? "watch"
+	           : verb;
 }
 
 void mock_request_attrs(mock_req_attrs *out, const char *method, const char *path,

@@ -13,6 +13,7 @@
 #include "auth/access.h"
 #include "auth/authz.h"
 #include "core/log.h"
+#include "core/query.h"
 #include "fixtures.h"
 
 #define PREFIX_V1 MOCK_CONTROL_PREFIX "v1/"
@@ -469,8 +470,12 @@ static void before_delete(void *payload, const mock_route *rt, const mock_reques
 	    rt->type != MOCK_ROUTE_OBJECT || rt->subresource[0])
 		return;
 	json_object *opts = req->body && req->body_len ? json_tokener_parse(req->body) : NULL;
+	/* DeleteOptions come from the body when there is one, else from the
+	 * query (the DELETE handler decodes one or the other). */
 	const char *q = mock_request_query(req, "propagationPolicy");
-	int orphan = q ? strcmp(q, "Orphan") == 0 : mock_gc_wants_orphan(opts);
+	int orphan = opts ? mock_gc_wants_orphan(opts)
+	             : q  ? strcmp(q, "Orphan") == 0
+	                  : mock_request_query_bool(req, "orphanDependents") == 1;
 	json_object *target = NULL;
 	if (orphan &&
 	    mock_store_get_object(api->store, rt->res, rt->ns[0] ? rt->ns : NULL, rt->name,

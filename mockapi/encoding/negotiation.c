@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/query.h"
 #include "protobuf_out.h"
 #include "table.h"
 #include "yaml_out.h"
@@ -470,8 +471,7 @@ void mock_negotiated_request_free(mock_negotiated_request *r)
 
 static int is_watch(const mock_request *req)
 {
-	const char *w = mock_request_query(req, "watch");
-	return w && (strcmp(w, "true") == 0 || strcmp(w, "1") == 0);
+	return mock_request_query_bool(req, "watch") == 1;
 }
 
 /* The internal Go type the apiserver names in conversion errors. */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/query.h"
 #include "handlers.h"
 #include "patch/apply.h"
 #include "patch/patch.h"
@@ -81,30 +82,14 @@ static nl_status *unsupported_media_type(void)
 	                      patch_types[0], patch_types[1], patch_types[2], patch_types[3]);
 }
 
-/* strconv.ParseBool, which the parameter codec uses for force. */
-static int parse_bool(int *out, const char *s)
-{
-	static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
-	static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (strcmp(s, yes[i]) == 0 || strcmp(s, no[i]) == 0) {
-			*out = strcmp(s, yes[i]) == 0;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* ValidatePatchOptions: force only with apply, apply needs a fieldManager,
  * then the checks every write shares. */
 static int check_options(patch_req *p)
 {
 	const char *force = mock_request_query(p->req, "force");
 	const char *fm = mock_request_query(p->req, "fieldManager");
-	if (force && parse_bool(&p->force, force) != 0)
-		return answer(p, nl_status_newf(400, "BadRequest",
-		                                "strconv.ParseBool: parsing \"%s\": invalid syntax",
-		                                force));
+	/* A *bool of PatchOptions: the codec's conversion, never an error. */
+	p->force = mock_query_bool_value(force) == 1;
 	nl_status *st = nl_status_invalid("PatchOptions", OPTIONS_GROUP, "");
 	int rc = st ? 0 : NL_ENOMEM;
 	if (rc == 0 && force && p->type != PT_APPLY)

@@ -21,6 +21,7 @@
 #include "api/validation.h"
 #include "auth/request_limits.h"
 #include "core/log.h"
+#include "core/query.h"
 #include "encoding/negotiation.h"
 #include "encoding/table.h"
 #include "handlers.h"
@@ -46,23 +47,13 @@ static const char *nonempty(const char *s)
 	return s && *s ? s : NULL;
 }
 
-/* The apiserver's query decoding of a bool: absent is unset, "0" and
- * "false" (any case) are false, anything else, even empty, is true. */
-static int query_bool(const mock_request *req, const char *key)
-{
-	const char *v = mock_request_query(req, key);
-	if (!v)
-		return -1;
-	return !(strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0);
-}
-
 static nl_status *parse_query(watch_query *q, const mock_request *req)
 {
 	memset(q, 0, sizeof(*q));
 	q->rv = nonempty(mock_request_query(req, "resourceVersion"));
 	q->match = nonempty(mock_request_query(req, "resourceVersionMatch"));
-	q->send_initial = query_bool(req, "sendInitialEvents");
-	q->bookmarks = query_bool(req, "allowWatchBookmarks") == 1;
+	q->send_initial = mock_request_query_bool(req, "sendInitialEvents");
+	q->bookmarks = mock_request_query_bool(req, "allowWatchBookmarks") == 1;
 	const char *t = mock_request_query(req, "timeoutSeconds");
 	if (!t)
 		return NULL;
