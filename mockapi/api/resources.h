@@ -58,4 +58,11 @@ const mock_resource *mock_resource_find(const char *group, const char *version, 
 const mock_resource *mock_resource_by_kind(const char *api_version, const char *kind);
 const mock_resource *mock_resource_get(mock_kind id);
 
+/* The value of r's selectable field in obj as the apiserver's
+ * ToSelectableFields gives it (selectable_fields.c): *out is a new
+ * string (caller frees), or NULL for a field obj lacks that reads as "".
+ * NL_ENOMEM. */
+int mock_resource_field_value(char **out, const mock_resource *r, json_object *obj,
+                              const char *field);
+
 #endif

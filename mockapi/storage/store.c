@@ -381,7 +381,7 @@ static int entry_index(obj_entry *e, const mock_resource *r, json_object *obj)
 		return NL_ENOMEM;
 	e->nfields = (uint16_t)n;
 	for (size_t i = 0; i < n; i++)
-		if (nl_field_value(&e->fields[i], obj, r->selectable_fields[i]) != 0)
+		if (mock_resource_field_value(&e->fields[i], r, obj, r->selectable_fields[i]) != 0)
 			return NL_ENOMEM;
 	return 0;
 }

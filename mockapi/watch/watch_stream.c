@@ -49,7 +49,7 @@ static int attrs_fill(watch_attrs *a, const mock_resource *r, json_object *obj)
 		return NL_ENOMEM;
 	a->nfields = n;
 	for (size_t i = 0; i < a->nfields; i++)
-		if (nl_field_value(&a->fields[i], obj, r->selectable_fields[i]) != 0)
+		if (mock_resource_field_value(&a->fields[i], r, obj, r->selectable_fields[i]) != 0)
 			return NL_ENOMEM;
 	return 0;
 }
