@@ -22,6 +22,11 @@ nl_status *mock__handlers_query_int64(long long *out, const char *s);
  * apiserver: 0, or -1 with the answer in resp. */
 int mock__handlers_check_options(const mock_request *req, const char *kind, mock_response *resp);
 
+/* ValidateListOptions of a LIST or deletecollection (list_validation.c):
+ * NULL, or the 422 `ListOptions.meta.k8s.io "" is invalid: ...` Status
+ * (caller frees). */
+nl_status *mock__handlers_validate_list(const mock_request *req);
+
 /* LIST (delete 0) or DELETE (delete 1) of the selection the query makes
  * (400 for a bad selector or limit); a dry-run delete answers the whole
  * selection, now. */

@@ -96,6 +96,12 @@ void mock__handlers_select(mock_api *api, const mock_route *rt, const mock_reque
 	nl_buf_init(&out, resp->body.cap);
 	if (parse_list_opts(&o, &ls, &fs, rt, req, resp) != 0)
 		goto done;
+	/* After the query is decoded (400s), as the handler validates. */
+	if ((st = mock__handlers_validate_list(req)) != NULL ||
+	    (!delete &&mock_watch_check_list(api, rt, req, &st) != 0)) {
+		mock_response_status(resp, st);
+		goto done;
+	}
 	/* A dry run answers what would be deleted: the whole selection, now. */
 	int dry = mock_dry_run(req) ? delete : 0;
 	if (dry) {
@@ -121,11 +127,7 @@ done:
 void mock_handle_list(mock_api *api, const mock_route *rt, const mock_request *req,
                       mock_response *resp)
 {
-	nl_status *st = NULL;
-	/* An Exact list older than the watch history is gone (410). */
-	if (mock_watch_check_list(api, rt, req, &st) != 0) {
-		mock_response_status(resp, st);
-		return;
-	}
+	/* An Exact list older than the watch history is gone (410): checked
+	 * in mock__handlers_select, after the options are validated. */
 	mock__handlers_select(api, rt, req, resp, 0);
 }

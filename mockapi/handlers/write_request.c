@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/schema.h"
+#include "strict_duplicates.h"
 
 #define OPTIONS_GROUP "meta.k8s.io"
 
@@ -24,6 +25,45 @@ static int ignore(const mock_request *req)
 	return v && strcmp(v, "Ignore") == 0;
 }
 
+/* The decoder never looks inside a field it does not know, so a repeat
+ * there (or of the unknown field itself) is no error of its own. */
+static int under_unknown(const mock_unknown_fields *unknown, const char *path)
+{
+	for (size_t i = 0; i < unknown->n; i++) {
+		size_t k = strlen(unknown->paths[i]);
+		if (strncmp(path, unknown->paths[i], k) == 0 &&
+		    (path[k] == '\0' || path[k] == '.' || path[k] == '['))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether the request's own body is the object decoded (POST, PUT): a
+ * PATCH's decoded object is the patched result, which has no repeats. */
+static int strict_body(const mock_request *req)
+{
+	return req->body && req->method &&
+	       (strcmp(req->method, "POST") == 0 || strcmp(req->method, "PUT") == 0);
+}
+
+/* runtime.NewStrictDecodingError: "strict decoding error: " and the
+ * errors joined with ", " (unknown fields first, then repeated ones,
+ * where the decoder gives document order; at most 100 in all). */
+static void strict_message(nl_buf *msg, const mock_unknown_fields *unknown,
+                           const mock_duplicates *dups)
+{
+	size_t n = 0;
+	nl_buf_adds(msg, "strict decoding error: ");
+	for (size_t i = 0; i < unknown->n && n < MOCK_STRICT_MAX_ERRORS; i++, n++)
+		nl_buf_printf(msg, "%sunknown field \"%s\"", n ? ", " : "", unknown->paths[i]);
+	for (size_t i = 0; i < dups->n && n < MOCK_STRICT_MAX_ERRORS; i++) {
+		if (under_unknown(unknown, dups->paths[i]))
+			continue;
+		nl_buf_printf(msg, "%sduplicate field \"%s\"", n ? ", " : "", dups->paths[i]);
+		n++;
+	}
+}
+
 int mock_decode_typed(json_object **out, const mock_resource *r, json_object *in,
                       const mock_request *req, mock_response *resp, nl_buf *msg)
 {
@@ -37,11 +77,17 @@ int mock_decode_typed(json_object **out, const mock_resource *r, json_object *in
 		nl_buf_adds(msg, err.msg);
 		return NL_EPARSE;
 	}
-	if (unknown.n > 0 && strict(req)) {
-		nl_buf_adds(msg, "strict decoding error: ");
-		for (size_t i = 0; i < unknown.n; i++)
-			nl_buf_printf(msg, "%sunknown field \"%s\"", i ? ", " : "",
-			              unknown.paths[i]);
+	/* Strict refuses repeats, Warn (the default) warns of them. */
+	mock_duplicates dups = {0};
+	if (!ignore(req) && strict_body(req) &&
+	    mock_duplicates_find(&dups, req->body, req->body_len) != 0) {
+		mock_unknown_fields_free(&unknown);
+		json_object_put(obj);
+		return NL_ENOMEM;
+	}
+	if ((unknown.n > 0 || dups.n > 0) && strict(req)) {
+		strict_message(msg, &unknown, &dups);
+		mock_duplicates_free(&dups);
 		mock_unknown_fields_free(&unknown);
 		json_object_put(obj);
 		return NL_EBADREQUEST;
@@ -51,6 +97,14 @@ int mock_decode_typed(json_object **out, const mock_resource *r, json_object *in
 		snprintf(w, sizeof(w), "unknown field \\\"%s\\\"", unknown.paths[i]);
 		mock_response_warn(resp, w);
 	}
+	for (size_t i = 0; resp && i < dups.n; i++) {
+		char w[300];
+		if (under_unknown(&unknown, dups.paths[i]))
+			continue;
+		snprintf(w, sizeof(w), "duplicate field \\\"%s\\\"", dups.paths[i]);
+		mock_response_warn(resp, w);
+	}
+	mock_duplicates_free(&dups);
 	mock_unknown_fields_free(&unknown);
 	*out = obj;
 	return 0;

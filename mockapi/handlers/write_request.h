@@ -21,11 +21,14 @@
  * reference), then treat unknown fields as the request's fieldValidation
  * says: Strict refuses them, Ignore drops them, anything else (Warn, the
  * default) drops them with a `Warning: 299 - "unknown field \"spec.foo\""`
- * header each on resp. Errors, with the text in msg (appended):
+ * header each on resp. The member names a POST or PUT body repeats
+ * (strict_duplicates.h) are treated alike: refused with Strict, warned of
+ * (`duplicate field \"data.a\"`) otherwise, dropped with Ignore. Errors,
+ * with the text in msg (appended):
  *   NL_EPARSE       a value of the wrong type: Go's decoder text, e.g.
  *                   `json: cannot unmarshal string into Go struct field ...`;
  *   NL_EBADREQUEST  fieldValidation=Strict and unknown fields:
- *                   `strict decoding error: unknown field "a", unknown field "b"`;
+ *                   `strict decoding error: unknown field "a", duplicate field "b"`;
  *   NL_ENOMEM. */
 int mock_decode_typed(json_object **out, const mock_resource *r, json_object *in,
                       const mock_request *req, mock_response *resp, nl_buf *msg);
