@@ -163,15 +163,34 @@ static json_object *api_group_list(void)
 	return o;
 }
 
+/* The build's time as kube-apiserver's buildDate is written (RFC 3339,
+ * UTC: hack/lib/version.sh's `date -u +%Y-%m-%dT%H:%M:%SZ`), from the
+ * compiler's __DATE__ ("Dec  3 2026") and __TIME__ ("13:14:28"). */
+static void build_date(char out[64])
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	char mon[4] = {0};
+	int day = 1, year = 1970, h = 0, m = 0, sec = 0;
+	if (sscanf(__DATE__, "%3s %d %d", mon, &day, &year) != 3 ||
+	    sscanf(__TIME__, "%d:%d:%d", &h, &m, &sec) != 3)
+		mon[0] = '\0';
+	const char *at = mon[0] ? strstr(months, mon) : NULL;
+	int month = at ? (int)(at - months) / 3 + 1 : 1;
+	snprintf(out, 64, "%04d-%02d-%02dT%02d:%02d:%02dZ", year % 10000, month, day % 100, h % 100,
+	         m % 100, sec % 100);
+}
+
 static json_object *version_info(void)
 {
+	char date[64];
+	build_date(date);
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "major", json_object_new_string(MOCK_VERSION_MAJOR));
 	json_object_object_add(o, "minor", json_object_new_string(MOCK_VERSION_MINOR));
 	json_object_object_add(o, "gitVersion", json_object_new_string(MOCK_GIT_VERSION));
 	json_object_object_add(o, "gitCommit", json_object_new_string("nodelet-mockapi"));
 	json_object_object_add(o, "gitTreeState", json_object_new_string("clean"));
-	json_object_object_add(o, "buildDate", json_object_new_string(__DATE__ " " __TIME__));
+	json_object_object_add(o, "buildDate", json_object_new_string(date));
 	json_object_object_add(o, "goVersion", json_object_new_string("none (C)"));
 	json_object_object_add(o, "compiler", json_object_new_string("gcc"));
 	json_object_object_add(o, "platform", json_object_new_string("linux/amd64"));
