@@ -66,6 +66,9 @@ typedef struct {
 	/* Further headers, "Name: value\r\n" each (mock_response_header); a
 	 * Cache-Control here replaces the default "no-cache, private". */
 	char headers[512];
+	/* Never gzip-encoded however large (OpenAPI, /metrics: upstream serves
+	 * them outside the negotiated object writer that compresses). */
+	int identity;
 	/* A truncate fault: announce the whole body, send truncate_at bytes of
 	 * it, then close the connection (control/gate.h). */
 	int truncated;

@@ -459,6 +459,7 @@ int mock_metrics_handle(mock_metrics *m, mock_store *store, mock_watch_hub *watc
 	}
 	mock_response_json(resp, 200, text.data ? text.data : "", text.len);
 	resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
+	resp->identity = 1;
 	nl_buf_free(&text);
 	return 1;
 }

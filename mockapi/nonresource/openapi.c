@@ -512,6 +512,7 @@ static void group_version(const mock_request *req, mock_response *resp, const ch
 int mock_handle_openapi(const mock_request *req, mock_response *resp)
 {
 	const char *p = req->path;
+	resp->identity = 1; /* kube-openapi's handler never compresses */
 	if (strcmp(p, "/openapi/v3") == 0) {
 		json_object *idx = mock_openapi_v3_index();
 		char tag[MOCK_ETAG_LEN];

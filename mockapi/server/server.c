@@ -19,6 +19,7 @@
 
 #include "api/route.h"
 #include "auth/access.h"
+#include "compress.h"
 #include "conns.h"
 #include "control/control.h"
 #include "control/fixtures.h"
@@ -29,11 +30,11 @@
 #include "http_framing.h"
 #include "mockapi.h"
 #include "nonresource/metrics.h"
-#include "reply_cache.h"
 #include "runner.h"
 #include "server_internal.h"
 #include "storage/persist.h"
 #include "watch/watch.h"
+#include "wire_headers.h"
 
 /* Per-request state kept by MHD between calls of the access handler. */
 typedef struct {
@@ -143,31 +144,31 @@ static void add_extra_headers(struct MHD_Response *r, const char *lines)
 	}
 }
 
-/* A GET's 200 answer with only the standard headers may be a repeat of the
- * worker's last one (reply_cache.h). The cache keys on the body alone, so
- * only media types whose bodies cannot be equal share it: JSON never holds
- * a NUL, protobuf always starts with "k8s\0". */
-static int reply_reusable(const mock_request *req, const mock_response *resp)
+/* The body to send: gzip-encoded when large and asked for (compress.h);
+ * takes resp's body either way. Sets *gzipped. */
+static char *take_body(struct MHD_Connection *conn, mock_response *resp, size_t *len, int *gzipped)
 {
-	return resp->code == 200 && !resp->stream && !resp->truncated && resp->body.data &&
-	       !resp->headers[0] && !resp->warning[0] && resp->retry_after <= 0 &&
-	       (strcmp(resp->content_type, "application/json") == 0 ||
-	        strcmp(resp->content_type, NL_PB_CONTENT_TYPE) == 0) &&
-	       req->method && strcmp(req->method, "GET") == 0;
+	char *data = nl_buf_detach(&resp->body, len);
+	char *z = NULL;
+	size_t zlen = 0;
+	*gzipped = 0;
+	if (data && !resp->identity && *len > MOCK_GZIP_THRESHOLD &&
+	    mock_gzip_accepted(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	                                                   MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
+	    mock_gzip_encode(&z, &zlen, data, *len) == 0) {
+		free(data);
+		data = z;
+		*len = zlen;
+		*gzipped = 1;
+	}
+	return data;
 }
 
 static enum MHD_Result send_response(struct MHD_Connection *conn, const mock_request *req,
                                      mock_response *resp)
 {
 	struct MHD_Response *r;
-	const char *body = NULL;
-	size_t body_len = resp->body.len;
-	int reusable = req && reply_reusable(req, resp);
-	if (reusable) {
-		r = mock_reply_cache_find(200, resp->body.data, resp->body.len);
-		if (r)
-			return MHD_queue_response(conn, 200, r);
-	}
+	int gzipped = 0;
 	if (resp->stream) {
 		/* A watch streams from the hub; the response owns the watcher. */
 		r = mock_watch_mhd_response(resp->stream, conn);
@@ -176,11 +177,12 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, const mock_req
 		r = mock_gate_truncated_response(resp);
 	} else if (resp->body.data) {
 		/* MHD takes the body's buffer and frees it: no copy. */
-		char *data = nl_buf_detach(&resp->body, NULL);
-		r = MHD_create_response_from_buffer_with_free_callback(body_len, data, free);
+		size_t len = 0;
+		char *data = take_body(conn, resp, &len, &gzipped);
+		r = data ? MHD_create_response_from_buffer_with_free_callback(len, data, free)
+		         : NULL;
 		if (!r)
 			free(data);
-		body = data;
 	} else {
 		r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	}
@@ -190,6 +192,11 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, const mock_req
 	if (!strstr(resp->headers, "Cache-Control: "))
 		add_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache, private");
 	add_extra_headers(r, resp->headers);
+	if (gzipped) {
+		add_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+		add_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	}
+	mock_wire_headers_add(r, conn, req, resp);
 	if (resp->warning[0])
 		add_header(r, "Warning", resp->warning);
 	if (resp->retry_after > 0) {
@@ -198,8 +205,7 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, const mock_req
 		add_header(r, MHD_HTTP_HEADER_RETRY_AFTER, v);
 	}
 	enum MHD_Result ret = MHD_queue_response(conn, (unsigned)resp->code, r);
-	if (!(reusable && body && ret == MHD_YES && mock_reply_cache_keep(200, body, body_len, r)))
-		MHD_destroy_response(r);
+	MHD_destroy_response(r);
 	return ret;
 }
 
