@@ -54,11 +54,49 @@ static size_t on_header(char *line, size_t size, size_t n, void *userdata)
 	header_value(r->content_type, sizeof(r->content_type), line, size * n, "Content-Type");
 	header_value(r->warning, sizeof(r->warning), line, size * n, "Warning");
 	header_value(r->retry_after, sizeof(r->retry_after), line, size * n, "Retry-After");
+	size_t have = strlen(r->raw_headers), add = size * n;
+	if (have + add < sizeof(r->raw_headers)) {
+		memcpy(r->raw_headers + have, line, add);
+		r->raw_headers[have + add] = '\0';
+	}
 	return size * n;
 }
 
 int nl_http(nl_http_resp *out, const char *base, const char *method, const char *path,
             const char *body, const char *content_type)
+{
+	return nl_http_ex(out, base, method, path, body, content_type, NULL);
+}
+
+const char *nl_http_header(const nl_http_resp *r, const char *name, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	for (const char *line = r->raw_headers; *line;) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line + 1) : strlen(line);
+		header_value(buf, n, line, len, name);
+		if (buf[0])
+			return buf;
+		line += len;
+	}
+	return buf;
+}
+
+int nl_http_header_count(const nl_http_resp *r, const char *name)
+{
+	int count = 0;
+	size_t k = strlen(name);
+	for (const char *line = r->raw_headers; *line;) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line + 1) : strlen(line);
+		count += len > k && strncasecmp(line, name, k) == 0 && line[k] == ':';
+		line += len;
+	}
+	return count;
+}
+
+int nl_http_ex(nl_http_resp *out, const char *base, const char *method, const char *path,
+               const char *body, const char *content_type, const char *const *headers)
 {
 	char url[4096], ct[160];
 	sink s = {NULL, 0};
@@ -72,6 +110,8 @@ int nl_http(nl_http_resp *out, const char *base, const char *method, const char 
 	         content_type ? content_type : "application/json");
 	hdrs = curl_slist_append(hdrs, ct);
 	hdrs = curl_slist_append(hdrs, "Accept: application/json");
+	for (size_t i = 0; headers && headers[i]; i++)
+		hdrs = curl_slist_append(hdrs, headers[i]);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);

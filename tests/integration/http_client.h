@@ -16,6 +16,7 @@ typedef struct {
 	char content_type[128];
 	char warning[512];
 	char retry_after[32];
+	char raw_headers[4096]; /* every header line as received, cut at the size */
 } nl_http_resp;
 
 /* method/path relative to base ("http://127.0.0.1:PORT"); body may be NULL.
@@ -23,6 +24,16 @@ typedef struct {
  * failure. Free with nl_http_resp_free. */
 int nl_http(nl_http_resp *out, const char *base, const char *method, const char *path,
             const char *body, const char *content_type);
+/* nl_http with further request headers ("Name: value" each; NULL-ended
+ * list, may be NULL). The body is given as received (curl decodes no
+ * Content-Encoding). */
+int nl_http_ex(nl_http_resp *out, const char *base, const char *method, const char *path,
+               const char *body, const char *content_type, const char *const *headers);
+/* The first value of response header name (any case) into buf, "" when
+ * absent; returns buf. */
+const char *nl_http_header(const nl_http_resp *r, const char *name, char *buf, size_t n);
+/* How many response header fields are named name (any case). */
+int nl_http_header_count(const nl_http_resp *r, const char *name);
 void nl_http_resp_free(nl_http_resp *r);
 /* Percent-encode a query value (caller frees). */
 char *nl_http_escape(const char *s);
