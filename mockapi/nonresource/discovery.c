@@ -11,6 +11,7 @@
 #include "api/route.h"
 #include "core/options.h"
 #include "core/request.h"
+#include "encoding/json_indent.h"
 #include "encoding/negotiation.h"
 #include "health.h"
 #include "openapi.h"
@@ -25,6 +26,22 @@ static void answer(mock_response *resp, json_object *o)
 	const char *text = json_object_to_json_string_length(
 	    o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 	mock_response_json(resp, 200, text, len);
+	json_object_put(o);
+}
+
+/* WriteRawJSON: json.MarshalIndent, whatever the client asked for. */
+static void answer_raw(mock_response *resp, json_object *o)
+{
+	nl_buf b;
+	size_t len = 0;
+	const char *text = json_object_to_json_string_length(
+	    o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	nl_buf_init(&b, 0);
+	if (mock_json_indent(&b, text, len) == 0)
+		mock_response_json(resp, 200, b.data ? b.data : "", b.len);
+	else
+		mock_response_status(resp, nl_status_internal("out of memory"));
+	nl_buf_free(&b);
 	json_object_put(o);
 }
 
@@ -268,6 +285,10 @@ int mock_handle_discovery(unsigned port, const mock_request *req, mock_response 
 	    mock_negotiate_output(&neg, req->accept, MOCK_ALLOW_PLAIN) != 0) {
 		json_object_put(doc);
 		mock_response_status(resp, mock_status_not_acceptable());
+		return 1;
+	}
+	if (path_is(p, "/version")) {
+		answer_raw(resp, doc);
 		return 1;
 	}
 	answer(resp, doc);

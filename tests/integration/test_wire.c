@@ -458,7 +458,60 @@ static void test_wire__build_date_is_rfc3339(void)
 	json_object_put(v);
 }
 
+/* isPrettyPrint: a non-empty pretty read with strconv.ParseBool, then
+ * json.MarshalIndent(obj, "", "  "); /version is WriteRawJSON, always
+ * indented; a watch stream never. */
+static void test_wire__pretty_as_upstream_reads_it(void)
+{
+	static const char *const yes[] = {"1", "t", "TRUE", "True"};
+	static const char *const no[] = {"yes", "", "0", "F"};
+	char path[128];
+	nl_http_resp r;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		snprintf(path, sizeof(path), "/api/v1/namespaces/kube-public?pretty=%s", yes[i]);
+		CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "GET", path, NULL, NULL), 0);
+		CU_ASSERT_NSTRING_EQUAL(
+		    r.body,
+		    "{\n  \"kind\": \"Namespace\",\n  \"apiVersion\": \"v1\",\n  "
+		    "\"metadata\": {\n    \"name\": \"kube-public\",",
+		    74);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.body,
+		                              "\n  \"spec\": {\n    \"finalizers\": [\n      "
+		                              "\"kubernetes\"\n    ]\n  },"));
+		CU_ASSERT_NOT_EQUAL(r.body[r.len - 1], '\n');
+		nl_http_resp_free(&r);
+	}
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		snprintf(path, sizeof(path), "/api/v1/namespaces/kube-public?pretty=%s", no[i]);
+		CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "GET", path, NULL, NULL), 0);
+		CU_ASSERT_NSTRING_EQUAL(r.body, "{\"kind\":\"Namespace\",", 19);
+		nl_http_resp_free(&r);
+	}
+	/* errors are the same serializer's; empty objects stay {} */
+	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "GET", NS_CM "/none?pretty=true", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(r.code, 404);
+	CU_ASSERT_NSTRING_EQUAL(r.body,
+	                        "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  "
+	                        "\"metadata\": {},\n",
+	                        56);
+	nl_http_resp_free(&r);
+	CU_ASSERT_EQUAL_FATAL(nl_http(&r, base, "GET", "/version", NULL, NULL), 0);
+	CU_ASSERT_NSTRING_EQUAL(r.body, "{\n  \"major\": \"1\",\n  \"minor\": \"32\",\n", 34);
+	CU_ASSERT_EQUAL(r.body[r.len - 1], '}');
+	nl_http_resp_free(&r);
+	CU_ASSERT_EQUAL_FATAL(
+	    nl_http(
+	        &r, base, "GET",
+	        "/api/v1/namespaces?watch=1&pretty=true&timeoutSeconds=1&fieldSelector=metadata."
+	        "name%3Ddefault",
+	        NULL, NULL),
+	    0);
+	CU_ASSERT_NSTRING_EQUAL(r.body, "{\"type\":\"ADDED\",", 16);
+	nl_http_resp_free(&r);
+}
+
 static CU_TestInfo tests[] = {
+    {"pretty_as_upstream_reads_it", test_wire__pretty_as_upstream_reads_it},
     {"audit_id_echoed_or_fresh", test_wire__audit_id_echoed_or_fresh},
     {"priority_and_fairness_headers", test_wire__priority_and_fairness_headers},
     {"flow_schemas_by_precedence", test_wire__flow_schemas_by_precedence},
