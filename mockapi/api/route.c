@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "core/query.h"
+#include "reviews.h"
 
 #define MAX_SEGMENTS 10
 
@@ -72,6 +73,15 @@ static void route_resource(mock_route *rt, const char *group, const char *versio
 		return;
 	if (!r)
 		r = mock_resource_find(group, version, seg[i]);
+	if (!r && !rt->ns[0] && i + 1 == n) {
+		/* A review is a collection to create in, nothing more. */
+		r = mock_review_find(group, version, seg[i]);
+		if (r) {
+			rt->res = r;
+			rt->type = MOCK_ROUTE_COLLECTION;
+		}
+		return;
+	}
 	if (!r)
 		return;
 	/* A namespace in the path only makes sense for namespaced kinds; a
@@ -125,6 +135,8 @@ mock_route mock_route_parse(const char *path)
 int mock_route_allows(const mock_resource *r, const char *verb, int subresource)
 {
 	/* PATCH goes wherever update does (nodes/status included). */
+	if (mock_resource_is_review(r))
+		return !subresource && strcmp(verb, "create") == 0;
 	if (subresource)
 		return strcmp(verb, "get") == 0 || strcmp(verb, "update") == 0 ||
 		       strcmp(verb, "patch") == 0;

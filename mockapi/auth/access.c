@@ -204,6 +204,7 @@ static void point_request(mock_request *req, const mock_access_req *ar)
 {
 	req->unauthenticated = ar->unauthenticated;
 	req->user = ar->id.user;
+	req->uid = ar->id.uid;
 	req->groups = (const char *const *)ar->id.groups;
 	req->ngroups = ar->id.ngroups;
 }
@@ -308,6 +309,15 @@ int mock_access_check(const mock_access *a, mock_store *store, const mock_reques
 	MOCK_LOG_V(2, "forbidden: %s %s for %s", req->method, req->path, req->user);
 	mock_response_status(resp, st ? st : nl_status_internal("out of memory"));
 	return 1;
+}
+
+int mock_access_review(char *reason, size_t rlen, const mock_access *a, mock_store *store,
+                       const mock_authz_user *u, const mock_req_attrs *attrs, const char *path)
+{
+	reason[0] = '\0';
+	if (!a || !a->enabled)
+		return 1; /* AlwaysAllow */
+	return mock_authz_decide(reason, rlen, a->mode, u, attrs, path, configmap_of, store);
 }
 
 int mock_access_control_allowed(const mock_access *a, const char *user, const char *const *groups,

@@ -18,6 +18,7 @@
 
 #include "api/resources.h"
 #include "authn.h"
+#include "authz.h"
 #include "core/options.h"
 #include "core/request.h"
 #include "request_limits.h"
@@ -78,6 +79,13 @@ void mock_access_req_clear(mock_access_req *ar, mock_access *a);
  * configured) pass. */
 int mock_access_check(const mock_access *a, mock_store *store, const mock_request *req,
                       mock_response *resp, int self_authorizing);
+
+/* What the authorizer says of attrs (path for a non-resource request) for
+ * user u, for the access reviews: 1 allowed, 0 not, with the authorizer's
+ * reason in reason (rlen bytes, "" for none; authz.h). Without
+ * authentication configured everything is allowed (AlwaysAllow). */
+int mock_access_review(char *reason, size_t rlen, const mock_access *a, mock_store *store,
+                       const mock_authz_user *u, const mock_req_attrs *attrs, const char *path);
 
 /* The control API's rule: with identities on, only members of
  * --control-api-group (default system:masters). user NULL passes. */

@@ -241,31 +241,92 @@ static int url_matches(const char *path, const char *rule)
 
 /* system:discovery and system:public-info-viewer, which every cluster
  * binds to system:authenticated: GET of discovery, OpenAPI, version and
- * the health roots. */
-static decision discovery_roles(const mock_authz_user *u, const mock_req_attrs *a, const char *path)
+ * the health roots. On an allow, reason names the binding as RBAC does. */
+static decision discovery_roles(char *reason, size_t rlen, const mock_authz_user *u,
+                                const mock_req_attrs *a, const char *path)
 {
 	/* /metrics is readable like /healthz here (upstream: system:monitoring). */
-	static const char *const urls[] = {
-	    "/livez",     "/readyz", "/healthz", "/metrics", "/version", "/version/", "/openapi",
-	    "/openapi/*", "/api",    "/api/*",   "/apis",    "/apis/*",  NULL};
-	if (a->res || !path || strcmp(a->verb, "get") != 0 ||
+	static const struct {
+		const char *url, *role;
+	} urls[] = {
+	    {"/livez", "system:public-info-viewer"},
+	    {"/readyz", "system:public-info-viewer"},
+	    {"/healthz", "system:public-info-viewer"},
+	    {"/metrics", "system:public-info-viewer"},
+	    {"/version", "system:public-info-viewer"},
+	    {"/version/", "system:public-info-viewer"},
+	    {"/openapi", "system:discovery"},
+	    {"/openapi/*", "system:discovery"},
+	    {"/api", "system:discovery"},
+	    {"/api/*", "system:discovery"},
+	    {"/apis", "system:discovery"},
+	    {"/apis/*", "system:discovery"},
+	};
+	if (a->res || a->resource[0] || !path || strcmp(a->verb, "get") != 0 ||
 	    !in_group(u, MOCK_GROUP_AUTHENTICATED))
 		return NO_OPINION;
-	for (const char *const *r = urls; *r; r++)
-		if (url_matches(path, *r))
+	for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		if (url_matches(path, urls[i].url)) {
+			snprintf(
+			    reason, rlen,
+			    "RBAC: allowed by ClusterRoleBinding \"%s\" of ClusterRole \"%s\" to "
+			    "Group \"%s\"",
+			    urls[i].role, urls[i].role, MOCK_GROUP_AUTHENTICATED);
 			return ALLOW;
+		}
+	}
 	return NO_OPINION;
+}
+
+/* system:basic-user, bound to system:authenticated: create the reviews
+ * of one's own access and identity. */
+static decision basic_user_role(char *reason, size_t rlen, const mock_authz_user *u,
+                                const mock_req_attrs *a)
+{
+	int self_review = (strcmp(a->group, "authorization.k8s.io") == 0 &&
+	                   (strcmp(a->resource, "selfsubjectaccessreviews") == 0 ||
+	                    strcmp(a->resource, "selfsubjectrulesreviews") == 0)) ||
+	                  (strcmp(a->group, "authentication.k8s.io") == 0 &&
+	                   strcmp(a->resource, "selfsubjectreviews") == 0);
+	if (!self_review || a->subresource[0] || strcmp(a->verb, "create") != 0 ||
+	    !in_group(u, MOCK_GROUP_AUTHENTICATED))
+		return NO_OPINION;
+	snprintf(reason, rlen,
+	         "RBAC: allowed by ClusterRoleBinding \"system:basic-user\" of ClusterRole "
+	         "\"system:basic-user\" to Group \"%s\"",
+	         MOCK_GROUP_AUTHENTICATED);
+	return ALLOW;
+}
+
+int mock_authz_decide(char *reason, size_t rlen, mock_authz_mode mode, const mock_authz_user *u,
+                      const mock_req_attrs *attrs, const char *path,
+                      mock_node_configmap_fn configmap_of, void *payload)
+{
+	reason[0] = '\0';
+	/* AlwaysAllow and the privileged group allow without a reason. */
+	if (mode == MOCK_AUTHZ_ALWAYS_ALLOW || in_group(u, MOCK_GROUP_MASTERS))
+		return 1;
+	if (node_authorizer(reason, rlen, u, attrs, configmap_of, payload) == ALLOW) {
+		reason[0] = '\0';
+		return 1;
+	}
+	/* RBAC's bootstrap roles come after the Node authorizer: an allow
+	 * gives RBAC's reason, a denial keeps the node authorizer's. */
+	char rbac[512] = "";
+	if (discovery_roles(rbac, sizeof(rbac), u, attrs, path) == ALLOW ||
+	    basic_user_role(rbac, sizeof(rbac), u, attrs) == ALLOW) {
+		snprintf(reason, rlen, "%s", rbac);
+		return 1;
+	}
+	return 0;
 }
 
 int mock_authz_check(nl_status **st, mock_authz_mode mode, const mock_authz_user *u,
                      const mock_req_attrs *attrs, const char *path,
                      mock_node_configmap_fn configmap_of, void *payload)
 {
-	char reason[1024] = "";
-	if (mode == MOCK_AUTHZ_ALWAYS_ALLOW || in_group(u, MOCK_GROUP_MASTERS))
-		return 0;
-	if (node_authorizer(reason, sizeof(reason), u, attrs, configmap_of, payload) == ALLOW ||
-	    discovery_roles(u, attrs, path) == ALLOW)
+	char reason[1024];
+	if (mock_authz_decide(reason, sizeof(reason), mode, u, attrs, path, configmap_of, payload))
 		return 0;
 	*st = mock_authz_forbidden(u->name, attrs, path, reason);
 	return NL_EFORBIDDEN;

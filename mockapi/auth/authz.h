@@ -53,6 +53,15 @@ int mock_authz_check(nl_status **st, mock_authz_mode mode, const mock_authz_user
                      const mock_req_attrs *attrs, const char *path,
                      mock_node_configmap_fn configmap_of, void *payload);
 
+/* The decision itself, for the access reviews: 1 allowed, 0 not, with
+ * the union authorizer's reason in reason (rlen bytes): "" for
+ * AlwaysAllow, system:masters and the Node authorizer's allows; RBAC's
+ * `RBAC: allowed by ClusterRoleBinding "system:basic-user" of ...` for
+ * the bootstrap roles; on a denial the Node authorizer's reason or "". */
+int mock_authz_decide(char *reason, size_t rlen, mock_authz_mode mode, const mock_authz_user *u,
+                      const mock_req_attrs *attrs, const char *path,
+                      mock_node_configmap_fn configmap_of, void *payload);
+
 /* The node name of a node identity (user "system:node:<name>" in group
  * system:nodes), as the Node authorizer's NodeIdentity: 1 and *node set
  * (borrowed from u->name, "" for an unidentifiable node) or 0. */

@@ -45,6 +45,7 @@ typedef struct {
 	 * for no credentials). user NULL: not checked (an internal request such
 	 * as fixtures, or a server without authentication). */
 	const char *user;
+	const char *uid; /* the token file's uid; NULL for none */
 	const char *const *groups;
 	size_t ngroups;
 	int unauthenticated; /* credentials were presented and refused: 401 */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "api/reviews.h"
 #include "auth/access.h"
 #include "encoding/negotiation.h"
 #include "handlers.h"
@@ -19,6 +20,11 @@ static void dispatch(mock_api *api, const mock_route *rt, const mock_request *re
 	if (!verb || (all_ns && strcmp(verb, "list") != 0 && strcmp(verb, "watch") != 0) ||
 	    !mock_route_allows(rt->res, verb, rt->subresource[0] != '\0')) {
 		mock_response_status(resp, nl_status_method_not_allowed());
+		return;
+	}
+	/* The reviews are answered, never stored (access_review.c). */
+	if (mock_resource_is_review(rt->res)) {
+		mock_handle_review(api, rt, req, resp);
 		return;
 	}
 	/* Content negotiation (encoding/negotiation.h): 406 and 415 before the

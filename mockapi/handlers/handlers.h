@@ -20,6 +20,11 @@ void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request 
                         mock_response *resp);
 void mock_handle_delete_collection(mock_api *api, const mock_route *rt, const mock_request *req,
                                    mock_response *resp);
+/* POST of an access review (access_review.c, api/reviews.h): 201 with
+ * the review and its status, decided by the mock's own authenticator and
+ * authorizer; nothing is stored. */
+void mock_handle_review(mock_api *api, const mock_route *rt, const mock_request *req,
+                        mock_response *resp);
 /* GET <collection>?watch=true (watch_request.c): validate like the
  * apiserver, take the snapshot, open a watcher and make it resp->stream.
  * Errors before the stream starts are ordinary HTTP answers. */

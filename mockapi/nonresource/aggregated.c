@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/reviews.h"
 #include "api/route.h"
 #include "core/etag.h"
 #include "encoding/yaml_out.h"
@@ -72,8 +73,8 @@ static json_object *group(const char *name)
 	json_object *g = json_object_new_object(), *meta = json_object_new_object();
 	json_object *versions = json_object_new_array(), *v = json_object_new_object();
 	json_object *resources = json_object_new_array();
-	for (int id = 0; id < MOCK_KIND_COUNT; id++) {
-		const mock_resource *r = mock_resource_get((mock_kind)id);
+	const mock_resource *r;
+	for (size_t id = 0; (r = mock_resource_served(id)) != NULL; id++) {
 		if (strcmp(r->group, name) == 0)
 			json_object_array_add(resources, resource(r));
 	}
@@ -103,12 +104,11 @@ json_object *mock_discovery_aggregated_doc(int core, const char *version)
 	} else {
 		/* Named groups in table order, each once (sorted by name upstream;
 		 * with one group the orders agree). */
-		for (int id = 0; id < MOCK_KIND_COUNT; id++) {
-			const mock_resource *r = mock_resource_get((mock_kind)id);
+		const mock_resource *r;
+		for (size_t id = 0; (r = mock_resource_served(id)) != NULL; id++) {
 			int seen = r->group[0] == '\0';
-			for (int j = 0; j < id && !seen; j++)
-				seen =
-				    strcmp(mock_resource_get((mock_kind)j)->group, r->group) == 0;
+			for (size_t j = 0; j < id && !seen; j++)
+				seen = strcmp(mock_resource_served(j)->group, r->group) == 0;
 			if (!seen)
 				json_object_array_add(items, group(r->group));
 		}

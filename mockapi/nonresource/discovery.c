@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "aggregated.h"
+#include "api/reviews.h"
 #include "api/route.h"
 #include "core/options.h"
 #include "core/request.h"
@@ -59,8 +60,8 @@ static json_object *group_version(const char *group, const char *version)
 static int named_groups(const char *out[], int max)
 {
 	int n = 0;
-	for (int id = 0; id < MOCK_KIND_COUNT; id++) {
-		const mock_resource *r = mock_resource_get((mock_kind)id);
+	const mock_resource *r;
+	for (size_t id = 0; (r = mock_resource_served(id)) != NULL; id++) {
 		int seen = r->group[0] == '\0';
 		for (int i = 0; i < n && !seen; i++)
 			seen = strcmp(out[i], r->group) == 0;
@@ -125,8 +126,8 @@ static int by_name(const void *a, const void *b)
 static json_object *resource_list(const char *group, const char *version)
 {
 	json_object *items = json_object_new_array();
-	for (int id = 0; id < MOCK_KIND_COUNT; id++) {
-		const mock_resource *r = mock_resource_get((mock_kind)id);
+	const mock_resource *r;
+	for (size_t id = 0; (r = mock_resource_served(id)) != NULL; id++) {
 		if (strcmp(r->group, group) != 0 || strcmp(r->version, version) != 0)
 			continue;
 		json_object_array_add(items, resource_entry(r, 0));
@@ -168,8 +169,8 @@ static json_object *api_versions(unsigned port)
 
 static json_object *api_group_list(void)
 {
-	const char *groups[MOCK_KIND_COUNT] = {0};
-	int n = named_groups(groups, MOCK_KIND_COUNT);
+	const char *groups[MOCK_SERVED_COUNT] = {0};
+	int n = named_groups(groups, MOCK_SERVED_COUNT);
 	json_object *o = json_object_new_object();
 	json_object *arr = json_object_new_array();
 	json_object_object_add(o, "kind", json_object_new_string("APIGroupList"));
@@ -218,8 +219,8 @@ static json_object *version_info(void)
 static json_object *group_document(const char *path)
 {
 	char group[128], version[32];
-	const char *groups[MOCK_KIND_COUNT] = {0};
-	int n = named_groups(groups, MOCK_KIND_COUNT);
+	const char *groups[MOCK_SERVED_COUNT] = {0};
+	int n = named_groups(groups, MOCK_SERVED_COUNT);
 	int fields = sscanf(path, "/apis/%127[^/]/%31[^/]", group, version);
 	if (fields < 1)
 		return NULL;

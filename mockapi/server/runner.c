@@ -314,7 +314,7 @@ static int copy_request(mock_job *j, const mock_request *req)
 {
 	size_t total = span(req->method) + span(req->path) + span(req->content_type) +
 	               span(req->accept) + span(req->user_agent) + span(req->if_none_match) +
-	               span(req->user);
+	               span(req->user) + span(req->uid);
 	for (size_t i = 0; i < req->nquery; i++)
 		total += span(req->query[i].key) + span(req->query[i].value);
 	for (size_t i = 0; i < req->ngroups; i++)
@@ -333,6 +333,7 @@ static int copy_request(mock_job *j, const mock_request *req)
 	c->user_agent = put(&p, req->user_agent);
 	c->if_none_match = put(&p, req->if_none_match);
 	c->user = put(&p, req->user);
+	c->uid = put(&p, req->uid);
 	for (size_t i = 0; i < req->nquery; i++) {
 		c->query[i].key = put(&p, req->query[i].key);
 		c->query[i].value = put(&p, req->query[i].value);
