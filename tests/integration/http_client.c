@@ -98,6 +98,14 @@ int nl_http_header_count(const nl_http_resp *r, const char *name)
 int nl_http_ex(nl_http_resp *out, const char *base, const char *method, const char *path,
                const char *body, const char *content_type, const char *const *headers)
 {
+	return nl_http_bytes(out, base, method, path, body, body ? strlen(body) : 0, content_type,
+	                     headers);
+}
+
+int nl_http_bytes(nl_http_resp *out, const char *base, const char *method, const char *path,
+                  const char *body, size_t len, const char *content_type,
+                  const char *const *headers)
+{
 	char url[4096], ct[160];
 	sink s = {NULL, 0};
 	struct curl_slist *hdrs = NULL;
@@ -109,9 +117,13 @@ int nl_http_ex(nl_http_resp *out, const char *base, const char *method, const ch
 	snprintf(ct, sizeof(ct), "Content-Type: %s",
 	         content_type ? content_type : "application/json");
 	hdrs = curl_slist_append(hdrs, ct);
-	hdrs = curl_slist_append(hdrs, "Accept: application/json");
-	for (size_t i = 0; headers && headers[i]; i++)
+	int own_accept = 0;
+	for (size_t i = 0; headers && headers[i]; i++) {
+		own_accept |= strncasecmp(headers[i], "Accept:", 7) == 0;
 		hdrs = curl_slist_append(hdrs, headers[i]);
+	}
+	if (!own_accept)
+		hdrs = curl_slist_append(hdrs, "Accept: application/json");
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
@@ -123,7 +135,7 @@ int nl_http_ex(nl_http_resp *out, const char *base, const char *method, const ch
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	if (body) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	}
 	CURLcode rc = curl_easy_perform(c);
 	if (rc == CURLE_OK)

@@ -29,6 +29,10 @@ int nl_http(nl_http_resp *out, const char *base, const char *method, const char 
  * Content-Encoding). */
 int nl_http_ex(nl_http_resp *out, const char *base, const char *method, const char *path,
                const char *body, const char *content_type, const char *const *headers);
+/* nl_http_ex with a body of len bytes (may hold NULs; NULL: none). */
+int nl_http_bytes(nl_http_resp *out, const char *base, const char *method, const char *path,
+                  const char *body, size_t len, const char *content_type,
+                  const char *const *headers);
 /* The first value of response header name (any case) into buf, "" when
  * absent; returns buf. */
 const char *nl_http_header(const nl_http_resp *r, const char *name, char *buf, size_t n);

@@ -82,11 +82,18 @@ static void test_http__discovery_lists_served_resources(void)
 	json_object_put(core);
 
 	json_object *groups = req(200, "GET", "/apis", NULL);
-	NL_ASSERT_JSON_EQ(groups,
-	                  "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[{\"name\":"
-	                  "\"coordination.k8s.io\",\"versions\":[{\"groupVersion\":\"coordination."
-	                  "k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":"
-	                  "\"coordination.k8s.io/v1\",\"version\":\"v1\"}}]}");
+	NL_ASSERT_JSON_EQ(
+	    groups,
+	    "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":["
+	    "{\"name\":\"authentication.k8s.io\",\"versions\":[{\"groupVersion\":"
+	    "\"authentication.k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{"
+	    "\"groupVersion\":\"authentication.k8s.io/v1\",\"version\":\"v1\"}},"
+	    "{\"name\":\"authorization.k8s.io\",\"versions\":[{\"groupVersion\":"
+	    "\"authorization.k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{"
+	    "\"groupVersion\":\"authorization.k8s.io/v1\",\"version\":\"v1\"}},"
+	    "{\"name\":\"coordination.k8s.io\",\"versions\":[{\"groupVersion\":\"coordination."
+	    "k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":"
+	    "\"coordination.k8s.io/v1\",\"version\":\"v1\"}}]}");
 	json_object_put(groups);
 
 	json_object *coord = req(200, "GET", "/apis/coordination.k8s.io/v1", NULL);

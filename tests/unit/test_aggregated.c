@@ -1,6 +1,7 @@
 /* Aggregated discovery (apidiscovery.k8s.io/v2): the documents for /api and
  * /apis, their agreement with legacy discovery, and how the router serves
  * them (Content-Type parameters, ETag and 304, fallback to legacy). */
+#include <nodelet/meta.h>
 #include <string.h>
 
 #include "../cu_main.h"
@@ -109,8 +110,15 @@ static void test_aggregated__named_groups(void)
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(doc, "apiVersion")),
 	                       "apidiscovery.k8s.io/v2beta1");
 	json_object *items = json_object_object_get(doc, "items");
-	CU_ASSERT_EQUAL_FATAL(json_object_array_length(items), 1);
-	json_object *g = json_object_array_get_idx(items, 0);
+	/* in kube-apiserver's group order: the reviews' groups, then leases' */
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(items), 3);
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_get_string(json_object_array_get_idx(items, 0), "metadata.name"),
+	    "authentication.k8s.io");
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_get_string(json_object_array_get_idx(items, 1), "metadata.name"),
+	    "authorization.k8s.io");
+	json_object *g = json_object_array_get_idx(items, 2);
 	NL_ASSERT_JSON_EQ(json_object_object_get(g, "metadata"),
 	                  "{\"name\":\"coordination.k8s.io\",\"creationTimestamp\":null}");
 	json_object *v = json_object_array_get_idx(json_object_object_get(g, "versions"), 0);
@@ -164,9 +172,9 @@ static void compare_with_legacy(const char *legacy_path, json_object *agg_resour
 	json_object_put(legacy);
 }
 
-static json_object *first_resources(json_object *doc)
+static json_object *group_resources(json_object *doc, size_t i)
 {
-	json_object *g = json_object_array_get_idx(json_object_object_get(doc, "items"), 0);
+	json_object *g = json_object_array_get_idx(json_object_object_get(doc, "items"), i);
 	json_object *v = json_object_array_get_idx(json_object_object_get(g, "versions"), 0);
 	return json_object_object_get(v, "resources");
 }
@@ -174,10 +182,12 @@ static json_object *first_resources(json_object *doc)
 static void test_aggregated__agrees_with_legacy_discovery(void)
 {
 	json_object *core = mock_discovery_aggregated_doc(1, "v2");
-	compare_with_legacy("/api/v1", first_resources(core));
+	compare_with_legacy("/api/v1", group_resources(core, 0));
 	json_object_put(core);
 	json_object *named = mock_discovery_aggregated_doc(0, "v2");
-	compare_with_legacy("/apis/coordination.k8s.io/v1", first_resources(named));
+	compare_with_legacy("/apis/authentication.k8s.io/v1", group_resources(named, 0));
+	compare_with_legacy("/apis/authorization.k8s.io/v1", group_resources(named, 1));
+	compare_with_legacy("/apis/coordination.k8s.io/v1", group_resources(named, 2));
 	json_object_put(named);
 }
 
