@@ -202,11 +202,12 @@ static int value(walk *w, int depth)
 
 int mock_duplicates_find(mock_duplicates *out, const char *text, size_t len)
 {
-	walk w = {text, text + len, {0}, out, 0};
 	memset(out, 0, sizeof(*out));
+	if (!text)
+		return 0;
+	walk w = {text, text + len, {0}, out, 0};
 	nl_buf_init(&w.path, len + 64);
-	if (text)
-		value(&w, 0);
+	value(&w, 0);
 	nl_buf_free(&w.path);
 	if (w.oom) {
 		mock_duplicates_free(out);
