@@ -1,7 +1,6 @@
 /* JSON to protobuf with each thread's last conversion remembered
  * (protobuf_out.h). A conversion is a json-c parse and a schema walk,
- * twice the cost of the rest of a GET; the reply cache (server/) only
- * helps once the bytes exist. */
+ * twice the cost of the rest of a GET. */
 #include "protobuf_out.h"
 
 #include <nodelet/protobuf.h>
