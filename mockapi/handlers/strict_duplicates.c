@@ -1,7 +1,7 @@
 /* Duplicate member names in JSON text (strict_duplicates.h). A recursive
- * walk with a depth bound; an object's names are kept decoded (escapes
- * read with json-c) and compared with those before them: quadratic in the
- * members of one object, which is fine at request sizes (3 MiB). */
+ * walk with a depth bound; an object's names are kept (decoded by json-c
+ * only when they hold an escape) and sorted to find the repeats, so an
+ * object of n members costs O(n log n); values are skipped undecoded. */
 #include "strict_duplicates.h"
 
 #include <json-c/json.h>
@@ -33,29 +33,47 @@ static void skip_ws(walk *w)
 		w->p++;
 }
 
-/* A string token at w->p: its decoded value (caller frees), or NULL when
- * it is not one (w->oom set when out of memory). */
+/* Past the string token at w->p: 1, or 0 when it is not one. *esc says
+ * whether it holds an escape. */
+static int skip_string(walk *w, int *esc)
+{
+	*esc = 0;
+	if (w->p >= w->end || *w->p != '"')
+		return 0;
+	for (w->p++; w->p < w->end && *w->p != '"'; w->p++)
+		if (*w->p == '\\') {
+			*esc = 1;
+			w->p++;
+		}
+	if (w->p >= w->end)
+		return 0;
+	w->p++;
+	return 1;
+}
+
+/* A member name at w->p, decoded (caller frees), or NULL when it is not
+ * a string (w->oom set when out of memory). Only a name with an escape
+ * goes through json-c. */
 static char *string_token(walk *w)
 {
 	const char *start = w->p;
-	if (w->p >= w->end || *w->p != '"')
+	int esc;
+	if (!skip_string(w, &esc))
 		return NULL;
-	for (w->p++; w->p < w->end && *w->p != '"'; w->p++)
-		if (*w->p == '\\')
-			w->p++;
-	if (w->p >= w->end)
-		return NULL;
-	w->p++;
-	char *raw = strndup(start, (size_t)(w->p - start));
-	if (!raw) {
-		w->oom = 1;
-		return NULL;
+	size_t n = (size_t)(w->p - start);
+	char *v = esc ? NULL : strndup(start + 1, n - 2);
+	if (esc) {
+		char *raw = strndup(start, n);
+		json_object *s = raw ? json_tokener_parse(raw) : NULL;
+		free(raw);
+		v = json_object_is_type(s, json_type_string) ? strdup(json_object_get_string(s))
+		                                             : NULL;
+		json_object_put(s);
+		if (!v && !s)
+			return NULL;
 	}
-	json_object *s = json_tokener_parse(raw);
-	free(raw);
-	char *v =
-	    json_object_is_type(s, json_type_string) ? strdup(json_object_get_string(s)) : NULL;
-	json_object_put(s);
+	if (!v)
+		w->oom = 1;
 	return v;
 }
 
@@ -81,16 +99,56 @@ static void report(walk *w, const char *key)
 	w->out->paths[w->out->n++] = path;
 }
 
-static void free_keys(char **keys, size_t n)
+typedef struct {
+	char *name;
+	size_t at; /* position in the object */
+} member;
+
+static int by_name_then_at(const void *x, const void *y)
+{
+	const member *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+	return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+static int by_at_ptr(const void *x, const void *y)
+{
+	const member *const *a = x, *const *b = y;
+	return ((*a)->at > (*b)->at) - ((*a)->at < (*b)->at);
+}
+
+/* Report every member whose name an earlier one had, in document order:
+ * sorted by name, a repeat follows its first; O(n log n). */
+static void report_repeats(walk *w, member *m, size_t n)
+{
+	if (n < 2)
+		return;
+	const member **rep = malloc(n * sizeof(*rep));
+	size_t k = 0;
+	if (!rep) {
+		w->oom = 1;
+		return;
+	}
+	qsort(m, n, sizeof(*m), by_name_then_at);
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(m[i].name, m[i - 1].name) == 0)
+			rep[k++] = &m[i];
+	qsort(rep, k, sizeof(*rep), by_at_ptr);
+	for (size_t i = 0; i < k && !w->oom; i++)
+		report(w, rep[i]->name);
+	free(rep);
+}
+
+static void free_members(member *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		free(keys[i]);
-	free(keys);
+		free(m[i].name);
+	free(m);
 }
 
 static int object(walk *w, int depth)
 {
-	char **keys = NULL;
+	member *m = NULL;
 	size_t n = 0, cap = 0, mark = w->path.len;
 	int ok = 0;
 	w->p++; /* { */
@@ -104,23 +162,20 @@ static int object(walk *w, int depth)
 		char *key = string_token(w);
 		if (!key)
 			break;
-		for (size_t i = 0; i < n; i++)
-			if (strcmp(keys[i], key) == 0) {
-				report(w, key);
-				break;
-			}
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 8;
-			char **grown = realloc(keys, ncap * sizeof(*keys));
+			member *grown = realloc(m, ncap * sizeof(*m));
 			if (!grown) {
 				free(key);
 				w->oom = 1;
 				break;
 			}
-			keys = grown;
+			m = grown;
 			cap = ncap;
 		}
-		keys[n++] = key;
+		m[n].name = key;
+		m[n].at = n;
+		n++;
 		skip_ws(w);
 		if (w->p >= w->end || *w->p != ':')
 			break;
@@ -144,7 +199,9 @@ static int object(walk *w, int depth)
 		}
 		break;
 	}
-	free_keys(keys, n);
+	if (!w->oom)
+		report_repeats(w, m, n);
+	free_members(m, n);
 	return ok;
 }
 
@@ -189,11 +246,9 @@ static int value(walk *w, int depth)
 		return object(w, depth);
 	if (*w->p == '[')
 		return array(w, depth);
-	if (*w->p == '"') {
-		char *s = string_token(w);
-		free(s);
-		return s != NULL;
-	}
+	int esc;
+	if (*w->p == '"')
+		return skip_string(w, &esc);
 	const char *start = w->p;
 	while (w->p < w->end && !strchr(",]} \t\r\n", *w->p))
 		w->p++;

@@ -442,6 +442,13 @@ static void test_wire__strict_decoding_reports_repeated_fields(void)
 	CU_ASSERT_STRING_EQUAL(r.warning, "");
 	nl_http_resp_free(&r);
 	json_object_put(req(200, "DELETE", NS_CM "/dup", NULL));
+	/* names compare decoded; a string value's quotes and braces are skipped */
+	st = req(400, "POST", NS_CM "?fieldValidation=Strict",
+	         "{\"metadata\":{\"name\":\"esc\",\"annotations\":{\"x\":\"a\\\"}b\"}},"
+	         "\"data\":{\"k\":\"1\",\"\\u006b\":\"2\"}}");
+	CU_ASSERT_STRING_EQUAL(str(st, "message"),
+	                       "strict decoding error: duplicate field \"data.k\"");
+	json_object_put(st);
 }
 
 /* version.Info.BuildDate as hack/lib/version.sh writes it. */
