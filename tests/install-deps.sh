@@ -1,6 +1,8 @@
 #!/bin/sh
 # Install what nodelet needs to build and test on Debian 12 (run as root).
 # Kept in one place so the README's commands and CI install the same thing.
+# golang-go, python3-pytest, python3-kubernetes and nodejs: make check's
+# tests of the mock's test helpers (mockapi/helpers, docs/testing-*.md).
 set -e
 if [ "$(id -u)" != 0 ]; then
 	echo "install-deps.sh: run as root (apt-get)" >&2
@@ -11,4 +13,5 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config ca-certificates curl \
 	libmicrohttpd-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev libcunit1-dev libgnutls28-dev zlib1g-dev \
-	valgrind cppcheck clang-format protobuf-compiler
+	valgrind cppcheck clang-format protobuf-compiler \
+	golang-go python3-pytest python3-kubernetes nodejs

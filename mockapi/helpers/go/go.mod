@@ -1,0 +1,3 @@
+module nodelet/mockapi/helpers/go
+
+go 1.19
