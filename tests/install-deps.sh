@@ -2,7 +2,7 @@
 # Install what nodelet needs to build and test on Debian 12 (run as root).
 # Kept in one place so the README's commands and CI install the same thing.
 # golang-go, python3-pytest, python3-kubernetes and nodejs: make check's
-# tests of the mock's test helpers (mockapi/helpers, docs/testing-*.md).
+# tests of the mock's test helpers (mockapi/helpers, docs/testing.md).
 set -e
 if [ "$(id -u)" != 0 ]; then
 	echo "install-deps.sh: run as root (apt-get)" >&2

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The Go test helper (mockapi/helpers/go, docs/testing-go.md): its own tests
+# The Go test helper (mockapi/helpers/go, docs/testing.md): its own tests
 # and the docs' example, with go test against the built nodelet-mockapi.
 # Fails, never skips, without go: tests/install-deps.sh installs golang-go.
 set -u

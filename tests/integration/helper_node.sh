@@ -1,6 +1,6 @@
 #!/bin/sh
 # The Node test helper's own tests (mockapi/helpers/node/mockapi.test.mjs,
-# docs/testing-node.md), node --test against the built nodelet-mockapi.
+# docs/testing.md), node --test against the built nodelet-mockapi.
 # Fails, never skips, without node: tests/install-deps.sh installs nodejs.
 # The @kubernetes/client-node example is helper_node_example.sh.
 set -u

@@ -1,5 +1,5 @@
 #!/bin/sh
-# docs/testing-node.md's example, mockapi/helpers/node/example/
+# docs/testing.md's example, mockapi/helpers/node/example/
 # client-node.test.mjs: @kubernetes/client-node through the Node helper.
 # The package comes from npm, which tests never reach: like node_client.sh
 # this skips (77) unless tests/clients/node_client/node_modules is there

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The pytest plugin (mockapi/helpers/python, docs/testing-python.md): its own
+# The pytest plugin (mockapi/helpers/python, docs/testing.md): its own
 # tests and the docs' example, with Debian's pytest and python3-kubernetes
 # against the built nodelet-mockapi. Fails, never skips, without them:
 # tests/install-deps.sh installs python3-pytest and python3-kubernetes.

@@ -1,4 +1,4 @@
-// The example of docs/testing-node.md: @kubernetes/client-node against
+// The example of docs/testing.md: @kubernetes/client-node against
 // nodelet-mockapi, one server for the file, reset before each test.
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';

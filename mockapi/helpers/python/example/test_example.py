@@ -1,4 +1,4 @@
-"""The example of docs/testing-python.md: the official client against
+"""The example of docs/testing.md: the official client against
 nodelet-mockapi through the nodelet_mockapi pytest plugin."""
 from kubernetes import client
 from kubernetes.client.rest import ApiException
