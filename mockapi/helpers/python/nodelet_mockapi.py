@@ -59,7 +59,8 @@ class Server:
         self._stderr = open(os.path.join(self._dir.name, "stderr"), "w+")
         self._proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self._stderr, text=True)
         lines = queue.Queue()
-        threading.Thread(target=self._read, args=(lines,), daemon=True).start()
+        self._reader = threading.Thread(target=self._read, args=(lines,), daemon=True)
+        self._reader.start()
         try:
             line = lines.get(timeout=START_TIMEOUT)
         except queue.Empty:
@@ -106,6 +107,7 @@ class Server:
                 self._proc.kill()
                 self._proc.wait()
         if self._proc:
+            self._reader.join(timeout=5)  # it reads stdout until EOF
             self._proc.stdout.close()
             self._stderr.close()
         self._dir.cleanup()
