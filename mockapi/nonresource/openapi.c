@@ -382,6 +382,7 @@ json_object *mock_openapi_v3_document(const char *gv_path)
 		mock_openapi_add_schemas(schemas, r);
 		served++;
 	}
+	mock_openapi_describe(schemas);
 	if (!served) {
 		json_object_put(paths);
 		json_object_put(schemas);
@@ -519,6 +520,10 @@ int mock_handle_openapi(const mock_request *req, mock_response *resp)
 		doc_etag(tag, idx);
 		answer_doc(resp, req, idx, tag);
 		json_object_put(idx);
+		return 1;
+	}
+	if (strcmp(p, "/openapi/v2") == 0) {
+		mock_openapi_v2_serve(req, resp);
 		return 1;
 	}
 	if (strncmp(p, "/openapi/v3/", 12) == 0) {

@@ -11,13 +11,21 @@
  * list keys. Operations follow mock_route_allows, except that PATCH is
  * always listed: it is the capability kubectl probes for field validation.
  *
- * /openapi/v2 is not served (404): kubectl only falls back to it when v3
- * is missing. */
+ * /openapi/v2 (openapi_v2.c) is the same paths and schemas in Swagger 2.0
+ * form, as JSON or as gnostic's openapi_v2.Document protobuf. kubectl 1.32
+ * reads it for client-side validation whenever the server-side kind is
+ * not known from v3: always for a `kind: List` document, whose items it
+ * validates one by one against the v2 definitions.
+ *
+ * Every type and field carries a description (openapi_text.c), the same
+ * text in v2 and v3, for kubectl explain. */
 #ifndef MOCK_OPENAPI_H
 #define MOCK_OPENAPI_H
 
 #include <json-c/json.h>
 #include <stddef.h>
+
+#include <nodelet/buf.h>
 
 #include "api/resources.h"
 #include "core/request.h"
@@ -28,6 +36,23 @@
 json_object *mock_openapi_v3_document(const char *gv_path);
 /* The index: {"paths":{"api/v1":{"serverRelativeURL":"/openapi/v3/api/v1?hash=…"},…}}. */
 json_object *mock_openapi_v3_index(void);
+
+/* The Swagger 2.0 document of every served group-version (new reference). */
+json_object *mock_openapi_v2_document(void);
+/* Append doc (a mock_openapi_v2_document) to out as a gnostic
+ * openapi_v2.Document message (github.com/google/gnostic-models
+ * openapiv2/OpenAPIv2.proto). 0, NL_ENOMEM or NL_ETOOBIG (out's cap). */
+int mock_openapi_v2_protobuf(nl_buf *out, json_object *doc);
+/* /openapi/v2: JSON or protobuf by Accept (406 otherwise), ETag, 304. */
+void mock_openapi_v2_serve(const mock_request *req, mock_response *resp);
+
+/* The description of a type (field NULL) or of one of its fields, by the
+ * Go type's short name ("NodeStatus", "conditions"); NULL when there is
+ * none. Static text. */
+const char *mock_openapi_description(const char *type, const char *field);
+/* Set the description of every component schema and of each of its
+ * properties from the table (schemas: name → schema, modified). */
+void mock_openapi_describe(json_object *schemas);
 
 /* Serve /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>: ETag and
  * If-None-Match (304); for a document, Accept negotiation (406 with an empty
