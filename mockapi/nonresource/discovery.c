@@ -253,7 +253,8 @@ int mock_handle_discovery(unsigned port, const mock_request *req, mock_response 
 	const char *p = req->path;
 	json_object *doc = NULL;
 
-	if (mock_handle_health(req, resp) || mock_handle_openapi(req, resp))
+	if (mock_handle_health(req, resp) || mock_handle_openapi(req, resp) ||
+	    mock_handle_openapi_v2(req, resp))
 		return 1;
 	/* /api and /apis in the aggregated form when the client asks for it. */
 	mock_negotiated neg = {MOCK_MEDIA_JSON, MOCK_AS_NONE, ""};

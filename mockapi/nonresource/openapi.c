@@ -522,10 +522,6 @@ int mock_handle_openapi(const mock_request *req, mock_response *resp)
 		json_object_put(idx);
 		return 1;
 	}
-	if (strcmp(p, "/openapi/v2") == 0) {
-		mock_openapi_v2_serve(req, resp);
-		return 1;
-	}
 	if (strncmp(p, "/openapi/v3/", 12) == 0) {
 		group_version(req, resp, p + 12);
 		return 1;

@@ -43,8 +43,9 @@ json_object *mock_openapi_v2_document(void);
  * openapi_v2.Document message (github.com/google/gnostic-models
  * openapiv2/OpenAPIv2.proto). 0, NL_ENOMEM or NL_ETOOBIG (out's cap). */
 int mock_openapi_v2_protobuf(nl_buf *out, json_object *doc);
-/* /openapi/v2: JSON or protobuf by Accept (406 otherwise), ETag, 304. */
-void mock_openapi_v2_serve(const mock_request *req, mock_response *resp);
+/* Serve /openapi/v2: JSON or protobuf by Accept (406 otherwise), ETag,
+ * If-None-Match (304). Returns 1 when the path was /openapi/v2. */
+int mock_handle_openapi_v2(const mock_request *req, mock_response *resp);
 
 /* The description of a type (field NULL) or of one of its fields, by the
  * Go type's short name ("NodeStatus", "conditions"); NULL when there is
@@ -54,7 +55,7 @@ const char *mock_openapi_description(const char *type, const char *field);
  * properties from the table (schemas: name → schema, modified). */
 void mock_openapi_describe(json_object *schemas);
 
-/* Serve /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>: ETag and
+/* Serve /openapi/v3 and /openapi/v3/<group-version>: ETag and
  * If-None-Match (304); for a document, Accept negotiation (406 with an empty
  * body when JSON is not acceptable) and a ?hash that is not the current one
  * redirected (301) to the current URL. Returns 1 when the path was one of

@@ -351,6 +351,8 @@ void mock_openapi_describe(json_object *schemas)
 		if (!props)
 			continue;
 		json_object_object_foreach(props, field, prop)
-		    set_description(prop, mock_openapi_description(type, field));
+		{
+			set_description(prop, mock_openapi_description(type, field));
+		}
 	}
 }

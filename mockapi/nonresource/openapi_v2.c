@@ -32,7 +32,7 @@ static json_object *ref_v2(const char *v3)
 static const char *sole_ref(json_object *s)
 {
 	json_object *all = json_object_object_get(s, "allOf"), *first;
-	if (!all || json_object_array_length(all) != 1)
+	if (!json_object_is_type(all, json_type_array) || json_object_array_length(all) != 1)
 		return NULL;
 	first = json_object_array_get_idx(all, 0);
 	return json_object_get_string(json_object_object_get(first, "$ref"));
@@ -41,7 +41,10 @@ static const char *sole_ref(json_object *s)
 static json_object *schema_map_v2(json_object *m)
 {
 	json_object *o = json_object_new_object();
-	json_object_object_foreach(m, k, v) json_object_object_add(o, k, schema_v2(v));
+	json_object_object_foreach(m, k, v)
+	{
+		json_object_object_add(o, k, schema_v2(v));
+	}
 	return o;
 }
 
@@ -79,7 +82,9 @@ static json_object *param_v2(json_object *p)
 			continue;
 		}
 		json_object_object_foreach(v, sk, sv)
-		    json_object_object_add(o, sk, json_object_get(sv));
+		{
+			json_object_object_add(o, sk, json_object_get(sv));
+		}
 	}
 	return o;
 }
@@ -146,7 +151,8 @@ static json_object *operation_v2(json_object *op)
 	json_object_object_add(o, "operationId",
 	                       json_object_get(json_object_object_get(op, "operationId")));
 	json_object *p3 = json_object_object_get(op, "parameters");
-	for (size_t i = 0; i < json_object_array_length(p3); i++)
+	size_t np = json_object_is_type(p3, json_type_array) ? json_object_array_length(p3) : 0;
+	for (size_t i = 0; i < np; i++)
 		json_object_array_add(params, param_v2(json_object_array_get_idx(p3, i)));
 	json_object_object_add(o, "parameters", params);
 	json_object_object_add(o, "produces", produces ? produces : json_object_new_array());
@@ -164,7 +170,7 @@ static json_object *path_item_v2(json_object *item)
 	json_object *o = json_object_new_object();
 	json_object_object_foreach(item, k, v)
 	{
-		if (strcmp(k, "parameters") == 0) {
+		if (strcmp(k, "parameters") == 0 && json_object_is_type(v, json_type_array)) {
 			json_object *arr = json_object_new_array();
 			for (size_t i = 0; i < json_object_array_length(v); i++)
 				json_object_array_add(arr,
@@ -214,11 +220,15 @@ json_object *mock_openapi_v2_document(void)
 		if (!doc)
 			continue;
 		json_object_object_foreach(json_object_object_get(doc, "paths"), p, item)
-		    json_object_object_add(paths, p, path_item_v2(item));
+		{
+			json_object_object_add(paths, p, path_item_v2(item));
+		}
 		json_object *schemas =
 		    json_object_object_get(json_object_object_get(doc, "components"), "schemas");
 		json_object_object_foreach(schemas, name, s)
-		    json_object_object_add(defs, name, schema_v2(s));
+		{
+			json_object_object_add(defs, name, schema_v2(s));
+		}
 		json_object_put(doc);
 	}
 	json_object_put(index);
@@ -257,13 +267,15 @@ static int negotiate(const char *accept)
 	return 0;
 }
 
-void mock_openapi_v2_serve(const mock_request *req, mock_response *resp)
+int mock_handle_openapi_v2(const mock_request *req, mock_response *resp)
 {
+	if (strcmp(req->path, "/openapi/v2") != 0)
+		return 0;
 	int form = negotiate(req->accept);
 	if (!form) {
 		mock_response_json(resp, 406, "", 0);
 		resp->content_type = "text/plain; charset=utf-8";
-		return;
+		return 1;
 	}
 	json_object *doc = mock_openapi_v2_document();
 	nl_buf pb;
@@ -275,7 +287,7 @@ void mock_openapi_v2_serve(const mock_request *req, mock_response *resp)
 			nl_buf_free(&pb);
 			json_object_put(doc);
 			mock_response_status(resp, nl_status_internal("cannot encode /openapi/v2"));
-			return;
+			return 1;
 		}
 		data = pb.data;
 		len = pb.len;
@@ -289,4 +301,5 @@ void mock_openapi_v2_serve(const mock_request *req, mock_response *resp)
 	resp->content_type = form == 2 ? "application/" PB_SUBTYPE : "application/json";
 	nl_buf_free(&pb);
 	json_object_put(doc);
+	return 1;
 }

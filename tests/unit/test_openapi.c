@@ -1,7 +1,8 @@
 /* OpenAPI v3: the index and group-version documents kubectl 1.32 reads to
  * validate server-side (a PATCH operation per kind with fieldValidation),
  * component schemas generated from the wire schemas, and the handler3
- * behaviour (ETag/304, hash redirects, Accept). */
+ * behaviour (ETag/304, hash redirects, Accept). OpenAPI v2: the Swagger
+ * 2.0 conversion, its protobuf, its handler. Descriptions everywhere. */
 #include <nodelet/meta.h>
 #include <string.h>
 
@@ -216,7 +217,8 @@ static void get(mock_response *resp, const char *path, const char *accept, const
 		req.nquery = 1;
 	}
 	mock_response_init(resp);
-	CU_ASSERT_TRUE(mock_handle_openapi(&req, resp));
+	CU_ASSERT_TRUE(strcmp(path, "/openapi/v2") == 0 ? mock_handle_openapi_v2(&req, resp)
+	                                                : mock_handle_openapi(&req, resp));
 }
 
 static void test_openapi__index_links_each_group_version(void)
