@@ -274,6 +274,12 @@ static const desc_row rows[] = {
     {"FieldsV1", NULL, "A set of fields, as a trie of field names in JSON."},
     {"Quantity", NULL, "An amount, as a number with an optional suffix: 100m, 2, 1Gi, 500M."},
     {"Patch", NULL, "The body of a PATCH request."},
+    {"List", NULL,
+     "Objects of any kinds in one document, as kubectl reads them from files (kind: List). "
+     "The server stores no List; each item is created or changed on its own."},
+    {"List", "items", "The objects, each with its own apiVersion and kind."},
+    {"List", "metadata", "Bookkeeping of the list; usually empty in files."},
+    {"RawExtension", NULL, "A whole embedded object of any kind, as JSON."},
     {"Preconditions", NULL, "What must hold for a deletion to proceed."},
     {"Preconditions", "resourceVersion", "The resourceVersion the object must have."},
     {"Preconditions", "uid", "The uid the object must have."},

@@ -183,6 +183,30 @@ static json_object *path_item_v2(json_object *item)
 	return o;
 }
 
+/* kube-apiserver's v2 document also defines metav1.List, the kind: List
+ * of files, with no group-version-kind (kubectl handles v1/List by its
+ * items, never by this schema), and the RawExtension its items are. v3
+ * documents have neither. */
+static const char list_definitions[] =
+    "{\"io.k8s.apimachinery.pkg.apis.meta.v1.List\":{\"type\":\"object\","
+    "\"required\":[\"items\"],\"properties\":{\"apiVersion\":{\"type\":\"string\"},"
+    "\"items\":{\"type\":\"array\",\"items\":{\"$ref\":\"" V2_REFS
+    "io.k8s.apimachinery.pkg.runtime.RawExtension\"}},\"kind\":{\"type\":\"string\"},"
+    "\"metadata\":{\"$ref\":\"" V2_REFS
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta\",\"default\":{}}}},"
+    "\"io.k8s.apimachinery.pkg.runtime.RawExtension\":{\"type\":\"object\"}}";
+
+static void add_list_definitions(json_object *defs)
+{
+	json_object *extra = json_tokener_parse(list_definitions);
+	mock_openapi_describe(extra);
+	json_object_object_foreach(extra, name, s)
+	{
+		json_object_object_add(defs, name, json_object_get(s));
+	}
+	json_object_put(extra);
+}
+
 static int by_key(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -232,6 +256,7 @@ json_object *mock_openapi_v2_document(void)
 		json_object_put(doc);
 	}
 	json_object_put(index);
+	add_list_definitions(defs);
 	json_object *out = json_object_new_object(), *info = json_object_new_object();
 	json_object_object_add(out, "swagger", json_object_new_string("2.0"));
 	json_object_object_add(info, "title", json_object_new_string("Kubernetes"));
