@@ -292,7 +292,8 @@ static void test_node_conditions__probe_reads_this_host(void)
 
 static void test_node_conditions__pressure_holds_for_transition_period(void)
 {
-	nl_pressure_tracker t = {{0}};
+	nl_pressure_tracker t;
+	memset(&t, 0, sizeof(t));
 	int out[NL_PRESSURE_COUNT];
 	nl_eviction_threshold th[] = {{NL_SIGNAL_MEMORY_AVAILABLE, 0, 0, 100 * MIB},
 	                              {NL_SIGNAL_NODEFS_AVAILABLE, 1, 0.10, 0}};
