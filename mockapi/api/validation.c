@@ -624,9 +624,59 @@ static void validate_stored_names(mock_ferrs *e, size_t before, json_object *obj
 	}
 }
 
+static int has_string(json_object *arr, const char *s)
+{
+	for (size_t i = 0; i < array_len(arr); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), s) == 0)
+			return 1;
+	return 0;
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(json_object_get_string(*(json_object *const *)a),
+	              json_object_get_string(*(json_object *const *)b));
+}
+
+/* ValidateNoNewFinalizers, which ValidateObjectMetaUpdate applies to an
+ * object being deleted: the finalizers the update adds, sorted and once
+ * each (a sets.String's List). */
+static void no_new_finalizers(mock_ferrs *e, json_object *obj, json_object *old)
+{
+	json_object *om = get(old, "metadata");
+	if (!om || !get_str(om, "deletionTimestamp"))
+		return;
+	json_object *fins = get(get(obj, "metadata"), "finalizers");
+	json_object *was = get(om, "finalizers");
+	json_object *extra = json_object_new_array();
+	for (size_t i = 0; extra && i < array_len(fins); i++) {
+		json_object *f = json_object_array_get_idx(fins, i);
+		if (json_object_is_type(f, json_type_string) &&
+		    !has_string(was, json_object_get_string(f)) &&
+		    !has_string(extra, json_object_get_string(f)))
+			json_object_array_add(extra, json_object_get(f));
+	}
+	if (array_len(extra) > 0) {
+		json_object_array_sort(extra, by_string);
+		char *text = mock__go_string_slice(extra);
+		nl_buf d;
+		nl_buf_init(&d, 0);
+		if (text && nl_buf_printf(&d,
+		                          "no new finalizers can be added if the object is being "
+		                          "deleted, found new finalizers %s",
+		                          text) == 0)
+			mock_ferr_forbidden(e, "metadata.finalizers", d.data);
+		nl_buf_free(&d);
+		free(text);
+	}
+	json_object_put(extra);
+}
+
 void mock_validate_object(mock_ferrs *e, const mock_resource *r, json_object *obj, json_object *old)
 {
 	size_t before = e->n;
+	if (old)
+		no_new_finalizers(e, obj, old);
 	if (r->id == MOCK_KIND_EVENT) {
 		/* core/v1 Events skip ValidateObjectMeta; the generic registry then
 		 * checks the metadata only if the Event's own rules passed. */

@@ -151,7 +151,9 @@ static int attempt_to_delete(mock_store *s, const mock_resource *r, json_object 
 		solid += st != OWNER_DANGLING;
 		dangling += st == OWNER_DANGLING;
 	}
-	if (dangling == 0)
+	/* attemptToDeleteItem leaves an object being deleted to its
+	 * finalizers. */
+	if (dangling == 0 || nl_json_get_string(obj, "metadata.deletionTimestamp"))
 		return 0;
 	if (solid > 0) {
 		int rc = rewrite_refs(s, r, obj, keep_solid, NULL);

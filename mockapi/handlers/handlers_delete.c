@@ -78,6 +78,18 @@ static int delete_dry_run(const mock_request *req, json_object *opts)
 	return 0;
 }
 
+/* delete.go answers 202 rather than 200 for an object kept (for its
+ * finalizers) when the deprecated orphanDependents is false. */
+static int orphan_dependents_false(const mock_request *req, json_object *opts)
+{
+	json_object *v = NULL;
+	const char *q = mock_request_query(req, "orphanDependents");
+	if (q)
+		return strcmp(q, "false") == 0 || strcmp(q, "0") == 0;
+	return opts && json_object_object_get_ex(opts, "orphanDependents", &v) &&
+	       json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v);
+}
+
 void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request *req,
                         mock_response *resp)
 {
@@ -91,10 +103,14 @@ void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request 
 	unsigned flags = delete_dry_run(req, opts) ? MOCK_WRITE_F_DRY_RUN : 0;
 	char *json = NULL;
 	size_t len = 0;
+	int deleted = 0;
 	nl_status *st = NULL;
 	if (mock_store_delete_ex(api->store, rt->res, mock__handlers_ns(rt), rt->name, flags,
-	                         pre_uid, pre_rv, &json, &len, &st) != 0) {
+	                         pre_uid, pre_rv, &json, &len, &deleted, &st) != 0) {
 		mock_response_status(resp, st);
+	} else if (!deleted && rt->res->id != MOCK_KIND_NAMESPACE) {
+		/* kept for its finalizers: the object, marked */
+		mock_response_json(resp, orphan_dependents_false(req, opts) ? 202 : 200, json, len);
 	} else if (rt->res->id == MOCK_KIND_NAMESPACE) {
 		answer_deleted_namespace(api, resp, json);
 	} else {

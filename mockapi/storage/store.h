@@ -143,17 +143,24 @@ int mock_store_write_ex(mock_store *s, const mock_resource *r, mock_write_op op,
 
 /* Delete ns/name if the optional preconditions (uid, resourceVersion; NULL =
  * none) hold: 404 / 409 as kube-apiserver. The deletion takes the next
- * resourceVersion. Deleting a namespace first deletes every object in it,
- * at once (no Terminating phase), each with its own resourceVersion. On
- * success *out gets the deleted object's last state with the deletion
- * resourceVersion (caller frees; out may be NULL). */
+ * resourceVersion. An object (not a namespace) with metadata.finalizers is
+ * not removed but marked as being deleted, as the generic registry does:
+ * deletionTimestamp (kept when set already), deletionGracePeriodSeconds 0,
+ * a MODIFIED change (none when it is marked already). Deleting a namespace
+ * first deletes every object in it, at once (no Terminating phase), each
+ * with its own resourceVersion, finalizers or not. On success *out gets the
+ * deleted object's last state with the deletion resourceVersion, or the
+ * marked object (caller frees; out may be NULL). */
 int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, const char *name,
                       const char *pre_uid, const char *pre_rv, char **out, size_t *len_out,
                       nl_status **st);
-/* mock_store_delete with flags (MOCK_WRITE_F_DRY_RUN: the checks only). */
+/* mock_store_delete with flags (MOCK_WRITE_F_DRY_RUN: the checks only, *out
+ * the object as it is or would be marked); *deleted (may be NULL) gets 1
+ * when the object was (or would be) removed, 0 when it is kept for its
+ * finalizers. */
 int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, const char *name,
                          unsigned flags, const char *pre_uid, const char *pre_rv, char **out,
-                         size_t *len_out, nl_status **st);
+                         size_t *len_out, int *deleted, nl_status **st);
 
 /* Delete every object (the control API's reset): each deletion takes the
  * next resourceVersion and reaches the observer as DELETED, namespaced
@@ -162,7 +169,8 @@ int mock_store_clear(mock_store *s);
 
 /* Delete every object the list options select (limit, continue and
  * resourceVersion ignored) and append a <Kind>List of what was deleted to
- * out, each item with its deletion resourceVersion. */
+ * out, each item with its deletion resourceVersion (an object with
+ * finalizers is marked as by mock_store_delete, and listed as marked). */
 int mock_store_delete_collection(mock_store *s, const mock_resource *r, const mock_list_opts *o,
                                  nl_buf *out, nl_status **st);
 

@@ -40,9 +40,7 @@ done:
 	return rc;
 }
 
-/* Remove t->v[pos] with the next resourceVersion. *json_out (optional) gets
- * the last state carrying the deletion resourceVersion. */
-static int delete_at(mock_store *s, table *t, size_t pos, char **json_out, size_t *len_out)
+int mock__store_delete_at(mock_store *s, table *t, size_t pos, char **json_out, size_t *len_out)
 {
 	obj_entry *e = t->v[pos];
 	uint64_t rv = s->rv + 1;
@@ -87,7 +85,7 @@ static int delete_namespace_contents(mock_store *s, const char *ns)
 			continue;
 		size_t i = mock__store_lower_bound(t, prefix, plen);
 		while (rc == 0 && i < t->n && strncmp(t->v[i]->key, prefix, plen) == 0)
-			rc = delete_at(s, t, i, NULL, NULL);
+			rc = mock__store_delete_at(s, t, i, NULL, NULL);
 	}
 	free(prefix);
 	return rc;
@@ -132,15 +130,41 @@ int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, con
                       const char *pre_uid, const char *pre_rv, char **out, size_t *len_out,
                       nl_status **st)
 {
-	return mock_store_delete_ex(s, r, ns, name, 0, pre_uid, pre_rv, out, len_out, st);
+	return mock_store_delete_ex(s, r, ns, name, 0, pre_uid, pre_rv, out, len_out, NULL, st);
+}
+
+/* Under the write lock, preconditions checked: the generic registry's
+ * Delete. With finalizers pending the object is marked and kept
+ * (*deleted 0); otherwise removed, a namespace after its contents. */
+static int delete_checked(mock_store *s, table *t, size_t pos, unsigned flags, char **dj,
+                          size_t *dl, int *deleted)
+{
+	const mock_resource *r = t->r;
+	obj_entry *e = t->v[pos];
+	int rc = 0;
+	*deleted = 0;
+	if (r->id != MOCK_KIND_NAMESPACE && mock__store_has_finalizers(e->json, e->len))
+		return mock__store_mark_deleting(s, t, pos, flags, dj, dl);
+	if (flags & MOCK_WRITE_F_DRY_RUN) {
+		*deleted = 1;
+		return mock__store_dup_bytes(dj, dl, e->json, e->len);
+	}
+	if (r->id == MOCK_KIND_NAMESPACE)
+		rc = delete_namespace_contents(s, e->key);
+	/* Other tables only: the namespace's own position is intact. */
+	if (rc == 0)
+		rc = mock__store_delete_at(s, t, pos, dj, dl);
+	*deleted = rc == 0;
+	return rc;
 }
 
 int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, const char *name,
                          unsigned flags, const char *pre_uid, const char *pre_rv, char **out,
-                         size_t *len_out, nl_status **st)
+                         size_t *len_out, int *deleted, nl_status **st)
 {
 	char *dj = NULL;
 	size_t dl = 0, pos = 0;
+	int gone = 0;
 	if (!s || !mock__store_valid_resource(r) || !name)
 		return NL_EINVAL;
 	char *key = mock__store_key_new(r, ns, name);
@@ -154,16 +178,8 @@ int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, 
 	if (!e) {
 		nl_gr gr = mock__store_gr_of(r);
 		rc = mock__store_fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
-	} else if ((rc = check_delete_preconditions(r, e, name, pre_uid, pre_rv, st)) == 0 &&
-	           (flags & MOCK_WRITE_F_DRY_RUN)) {
-		if (mock__store_dup_bytes(&dj, &dl, e->json, e->len) != 0)
-			rc = mock__store_fail_nomem(st);
-	} else if (rc == 0) {
-		if (r->id == MOCK_KIND_NAMESPACE)
-			rc = delete_namespace_contents(s, name);
-		/* Other tables only: the namespace's own position is intact. */
-		if (rc == 0)
-			rc = delete_at(s, t, pos, &dj, &dl);
+	} else if ((rc = check_delete_preconditions(r, e, name, pre_uid, pre_rv, st)) == 0) {
+		rc = delete_checked(s, t, pos, flags, &dj, &dl, &gone);
 		if (rc == NL_EIO)
 			rc = mock__store_fail_persist(st);
 		else if (rc != 0)
@@ -173,6 +189,8 @@ int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, 
 	free(key);
 	if (rc != 0)
 		return rc;
+	if (deleted)
+		*deleted = gone;
 	if (out) {
 		*out = dj;
 		if (len_out)
@@ -198,7 +216,7 @@ int mock_store_clear(mock_store *s)
 			if ((k == MOCK_KIND_NAMESPACE) != (pass == 1))
 				continue;
 			while (rc == 0 && t->n > 0)
-				rc = delete_at(s, t, t->n - 1, NULL, NULL);
+				rc = mock__store_delete_at(s, t, t->n - 1, NULL, NULL);
 		}
 	pthread_rwlock_unlock(&s->lock);
 	return rc;
@@ -218,14 +236,16 @@ static int delete_selected(mock_store *s, table *t, const mock_list_opts *o, siz
 			i++;
 			continue;
 		}
-		if (r->id == MOCK_KIND_NAMESPACE)
-			rc = delete_namespace_contents(s, t->v[i]->key);
-		if (rc == 0)
-			rc = delete_at(s, t, i, &dj, &dl);
+		int gone = 0;
+		rc = delete_checked(s, t, i, 0, &dj, &dl, &gone);
 		if (rc == 0) {
 			rc = mock__store_add_item(items, dj, dl, mock__store_body_offset(r),
 			                          n++ == 0);
-			hi--;
+			/* a kept object stays at i */
+			if (gone)
+				hi--;
+			else
+				i++;
 		}
 		free(dj);
 	}

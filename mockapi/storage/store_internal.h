@@ -112,6 +112,26 @@ int mock__store_fail_persist(nl_status **st);
 void mock__store_notify(mock_store *s, const mock_resource *r, mock_store_event ev,
                         const char *json, size_t len, const obj_entry *old, uint64_t rv);
 
+/* Deletion (store_delete.c): remove t->v[pos] with the next
+ * resourceVersion, write-ahead and the DELETED event; *json_out (may be
+ * NULL) gets its last state with the deletion resourceVersion. NL_EIO when
+ * the state file refused it. The caller holds the write lock. */
+int mock__store_delete_at(mock_store *s, table *t, size_t pos, char **json_out, size_t *len_out);
+
+/* Finalizers (store_finalize.c). Whether the stored text has a non-empty
+ * metadata.finalizers. */
+int mock__store_has_finalizers(const char *json, size_t len);
+/* Under the write lock: mark t->v[pos] as being deleted (markAsDeleting)
+ * and store it as a MODIFIED change; nothing is written when it is marked
+ * already, or for MOCK_WRITE_F_DRY_RUN. *out (caller frees) gets the object
+ * as marked. NL_ENOMEM, or NL_EIO when the state file refused it. */
+int mock__store_mark_deleting(mock_store *s, table *t, size_t pos, unsigned flags, char **out,
+                              size_t *len_out);
+/* ShouldDeleteDuringUpdate: obj (the update) has no finalizers left, old
+ * had some and is being deleted with a zero grace period (for a namespace:
+ * spec.finalizers empty too). */
+int mock__store_should_delete_on_update(const mock_resource *r, json_object *obj, json_object *old);
+
 /* The selection of a LIST, a visit and a deletecollection, and the pieces
  * of a <Kind>List document (store_list.c). */
 void mock__store_plan_free(list_plan *p);

@@ -104,8 +104,17 @@ static int prepare_create(const write_req *w, const char *uid)
 	return 0;
 }
 
+/* An update never removes or moves a deletion mark (rest.BeforeUpdate);
+ * setting or changing one is refused by upstream's validation ("field is
+ * immutable; may only be changed via deletion"), and ignored here. */
+static int keep_deletion_mark(json_object *m, json_object *om)
+{
+	int rc = copy_member(m, om, "deletionTimestamp");
+	return rc ? rc : copy_member(m, om, "deletionGracePeriodSeconds");
+}
+
 /* On update uid, creationTimestamp and generation keep their stored values
- * (rest.BeforeUpdate). */
+ * (rest.BeforeUpdate), and so does the deletion mark. */
 static int prepare_update(const write_req *w, json_object *old, const char *uid)
 {
 	json_object *m = mock__store_meta_of(w->obj);
@@ -118,7 +127,7 @@ static int prepare_update(const write_req *w, json_object *old, const char *uid)
 	if (mock__store_set_string(w->obj, "kind", w->r->kind) ||
 	    mock__store_set_string(w->obj, "apiVersion", w->r->api_version) ||
 	    mock__store_set_string(m, "uid", uid) || copy_member(m, om, "creationTimestamp") ||
-	    copy_member(m, om, "generation"))
+	    copy_member(m, om, "generation") || keep_deletion_mark(m, om))
 		return NL_ENOMEM;
 	return 0;
 }
@@ -276,6 +285,22 @@ static int commit_replace(const write_req *w, size_t pos, staged *sg, uint64_t *
 	mock__store_notify(w->s, w->r, MOCK_STORE_MODIFIED, e->json, e->len, old, rv);
 	mock__store_entry_free(old);
 	return 0;
+}
+
+/* Under the write lock: the update took the last finalizer of an object
+ * being deleted, so it is deleted instead of stored (the generic
+ * registry's deleteWithoutFinalizers): one DELETED change. The answer is
+ * the update as submitted, with the resourceVersion it was made against,
+ * as upstream returns the updated object rather than a Status. */
+static int commit_finish(const write_req *w, table *t, size_t pos, uint64_t *rv_out, nl_status **st)
+{
+	*rv_out = t->v[pos]->rv;
+	if (w->flags & MOCK_WRITE_F_DRY_RUN)
+		return 0;
+	int rc = mock__store_delete_at(w->s, t, pos, NULL, NULL);
+	if (rc == NL_EIO)
+		return mock__store_fail_persist(st);
+	return rc ? mock__store_fail_nomem(st) : 0;
 }
 
 /* After the lock: the answer (the staged text with the resourceVersion the
@@ -524,6 +549,7 @@ static int replace(const write_req *w, const char *key, const snapshot *snap, wr
 	json_object *old = parse_stored(snap->json, snap->len);
 	int rc = !old || prepare_update(w, old, snap->uid) != 0 ? mock__store_fail_nomem(st)
 	                                                        : run_hook(w, old, st);
+	int finish = rc == 0 && mock__store_should_delete_on_update(w->r, w->obj, old);
 	json_object_put(old);
 	if (rc != 0)
 		return rc;
@@ -533,7 +559,12 @@ static int replace(const write_req *w, const char *key, const snapshot *snap, wr
 	table *t = mock__store_table_of(w->s, w->r);
 	t->r = w->r;
 	obj_entry *e = mock__store_table_find(t, key, &pos);
-	rc = e && e->rv == snap->rv ? commit_replace(w, pos, &sg, &rv, st) : WRITE_RETRY;
+	if (!e || e->rv != snap->rv)
+		rc = WRITE_RETRY;
+	else if (finish)
+		rc = commit_finish(w, t, pos, &rv, st);
+	else
+		rc = commit_replace(w, pos, &sg, &rv, st);
 	pthread_rwlock_unlock(&w->s->lock);
 	if (rc == 0)
 		rc = answer(w, &sg, rv, res, st);
