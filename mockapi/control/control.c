@@ -116,7 +116,6 @@ static int load_faults_file(mock_control *c, const char *path, nl_err *err)
 
 static int owns_path(void *payload, const char *path);
 static void handle_path(void *payload, const mock_request *req, mock_response *resp);
-static void before_delete(void *payload, const mock_route *rt, const mock_request *req);
 static void after_delete(void *payload);
 
 int mock_control_new(mock_control **out, mock_api *api, nl_err *err)
@@ -143,7 +142,9 @@ int mock_control_new(mock_control **out, mock_api *api, nl_err *err)
 		return rc;
 	}
 	MOCK_LOG_V(1, "fault injection: random seed %llu", (unsigned long long)seed);
-	api->hooks = (mock_api_hooks){owns_path, handle_path, before_delete, after_delete, c};
+	/* No before_delete: propagation policies are finalizers the garbage
+	 * collector finishes (controllers/gc_finalizers.c). */
+	api->hooks = (mock_api_hooks){owns_path, handle_path, NULL, after_delete, c};
 	*out = c;
 	return 0;
 }
@@ -449,46 +450,7 @@ static void handle_path(void *payload, const mock_request *req, mock_response *r
 }
 
 /* ------------------------------------------------------------------------
- * Orphan propagation */
-
-/* The DELETE's own preconditions, so a DELETE that will fail orphans
- * nothing. */
-static int preconditions_hold(json_object *opts, json_object *target)
-{
-	const char *uid = opts ? nl_json_get_string(opts, "preconditions.uid") : NULL;
-	const char *rv = opts ? nl_json_get_string(opts, "preconditions.resourceVersion") : NULL;
-	const char *have_uid = nl_meta_uid(target), *have_rv = nl_meta_resource_version(target);
-	return (!uid || (have_uid && strcmp(uid, have_uid) == 0)) &&
-	       (!rv || (have_rv && strcmp(rv, have_rv) == 0));
-}
-
-static void before_delete(void *payload, const mock_route *rt, const mock_request *req)
-{
-	mock_control *c = payload;
-	mock_api *api = c->api;
-	if (!mock_controllers_enabled(c->controllers, MOCK_CONTROLLER_GARBAGE_COLLECTOR) ||
-	    rt->type != MOCK_ROUTE_OBJECT || rt->subresource[0])
-		return;
-	json_object *opts = req->body && req->body_len ? json_tokener_parse(req->body) : NULL;
-	/* DeleteOptions come from the body when there is one, else from the
-	 * query (the DELETE handler decodes one or the other). */
-	const char *q = mock_request_query(req, "propagationPolicy");
-	int orphan = opts ? mock_gc_wants_orphan(opts)
-	             : q  ? strcmp(q, "Orphan") == 0
-	                  : mock_request_query_bool(req, "orphanDependents") == 1;
-	json_object *target = NULL;
-	if (orphan &&
-	    mock_store_get_object(api->store, rt->res, rt->ns[0] ? rt->ns : NULL, rt->name,
-	                          &target) == 0 &&
-	    preconditions_hold(opts, target)) {
-		int n = mock_gc_orphan(api->store, nl_meta_uid(target));
-		if (n > 0)
-			MOCK_LOG_V(1, "garbagecollector: orphaned %d dependents of %s %s", n,
-			           rt->res->kind, rt->name);
-	}
-	json_object_put(target);
-	json_object_put(opts);
-}
+ * After a DELETE */
 
 static void after_delete(void *payload)
 {

@@ -62,13 +62,18 @@ void mock_gc_free(mock_gc *g);
 void mock_gc_reset(mock_gc *g);
 /* One collection (as mock_gc_collect). */
 int mock_gc_run(mock_gc *g);
-/* propagationPolicy Orphan: remove every ownerReference to owner_uid.
- * Returns the number of objects changed, or a negative code. */
+/* Owners being deleted with the "orphan" finalizer: every reference to
+ * them removed from their dependents, then the finalizer; with
+ * "foregroundDeletion": their dependents deleted, and the finalizer
+ * removed once none whose reference has blockOwnerDeletion is left. The
+ * store deletes an owner whose last finalizer goes. mock_gc_run does this
+ * in every round (gc_finalizers.c). Returns the number of writes, or a
+ * negative code. */
+int mock_gc_finish_owners(mock_store *s);
+/* Remove every ownerReference to owner_uid from the objects that hold one
+ * (what the "orphan" finalizer asks). Returns the number of objects
+ * changed, or a negative code. */
 int mock_gc_orphan(mock_store *s, const char *owner_uid);
-/* The DELETE's propagation policy from its DeleteOptions body (borrowed,
- * may be NULL): 1 for Orphan (propagationPolicy or the deprecated
- * orphanDependents), 0 otherwise. */
-int mock_gc_wants_orphan(json_object *delete_options);
 
 /* --- the controller manager (controllers.c) --- */
 

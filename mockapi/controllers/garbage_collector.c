@@ -3,9 +3,9 @@
  * "solid" when an object of its kind, name and uid exists (in the
  * dependent's namespace for namespaced owners), "dangling" otherwise.
  * A dependent without solid owners is deleted; one with solid and dangling
- * owners loses the dangling references. The store deletes at once (no
- * finalizers here), so background and foreground propagation look the
- * same; Orphan removes the references before the owner goes.
+ * owners loses the dangling references. Owners being deleted with the
+ * orphan or foregroundDeletion finalizer are finished first in each round
+ * (gc_finalizers.c).
  *
  * Cost: the collector (mock_gc) remembers each object with ownerReferences
  * by key, with the references' text, and where it left each kind in the
@@ -26,41 +26,6 @@
 #include "core/log.h"
 
 #define MAX_ROUNDS 16
-
-typedef struct {
-	const mock_resource *r;
-	json_object *objs; /* array of parsed objects */
-	const char *needle;
-} scan;
-
-static int scan_one(const char *json, size_t len, void *payload)
-{
-	scan *sc = payload;
-	if (!memmem(json, len, sc->needle, strlen(sc->needle)))
-		return 0;
-	json_object *o = json_tokener_parse(json);
-	if (!o)
-		return NL_ENOMEM;
-	json_object_array_add(sc->objs, o);
-	return 0;
-}
-
-/* Every object of r whose JSON contains needle, parsed. */
-static int find_objects(json_object **out, mock_store *s, const mock_resource *r,
-                        const char *needle)
-{
-	uint64_t rv = 0;
-	scan sc = {r, json_object_new_array(), needle};
-	if (!sc.objs)
-		return NL_ENOMEM;
-	int rc = mock_store_visit(s, r, NULL, scan_one, &sc, &rv, NULL);
-	if (rc != 0) {
-		json_object_put(sc.objs);
-		return rc;
-	}
-	*out = sc.objs;
-	return 0;
-}
 
 static json_object *owner_refs(json_object *obj)
 {
@@ -382,7 +347,9 @@ static int check_dependent(mock_gc *g, const mock_resource *r, dependent *d)
 static int gc_round(mock_gc *g)
 {
 	unsigned removed_kinds = 0;
-	int changed = 0;
+	int changed = mock_gc_finish_owners(g->s);
+	if (changed < 0)
+		return changed;
 	for (int k = 0; k < MOCK_KIND_COUNT; k++) {
 		int removed = 0;
 		int rc = refresh_kind(g, k, &removed);
@@ -434,67 +401,4 @@ int mock_gc_collect(mock_store *s)
 		rc = mock_gc_run(g);
 	mock_gc_free(g);
 	return rc;
-}
-
-static int keep_other_owners(mock_store *s, json_object *obj, json_object *ref, const void *arg)
-{
-	const char *uid = nl_json_get_string(ref, "uid");
-	(void)s, (void)obj;
-	return !uid || strcmp(uid, arg) != 0;
-}
-
-/* One sweep; *conflicts counts dependents changed meanwhile (retry). */
-static int orphan_once(mock_store *s, const char *owner_uid, int *conflicts)
-{
-	int changed = 0;
-	for (int k = 0; k < MOCK_KIND_COUNT; k++) {
-		const mock_resource *r = mock_resource_get((mock_kind)k);
-		json_object *objs = NULL;
-		int rc = find_objects(&objs, s, r, owner_uid);
-		if (rc != 0)
-			return rc;
-		for (size_t i = 0; i < json_object_array_length(objs); i++) {
-			json_object *o = json_object_array_get_idx(objs, i);
-			json_object *refs = owner_refs(o);
-			int refers = 0;
-			for (size_t j = 0; refs && j < json_object_array_length(refs); j++)
-				refers |= !keep_other_owners(
-				    s, o, json_object_array_get_idx(refs, j), owner_uid);
-			if (!refers)
-				continue;
-			rc = rewrite_refs(s, r, o, keep_other_owners, owner_uid);
-			changed += rc == 0;
-			*conflicts += rc == NL_ECONFLICT;
-		}
-		json_object_put(objs);
-	}
-	return changed;
-}
-
-int mock_gc_orphan(mock_store *s, const char *owner_uid)
-{
-	int total = 0, conflicts = 1;
-	if (!owner_uid || !*owner_uid)
-		return 0;
-	/* A dependent written meanwhile (409) is read again. */
-	for (int attempt = 0; attempt < 3 && conflicts; attempt++) {
-		conflicts = 0;
-		int n = orphan_once(s, owner_uid, &conflicts);
-		if (n < 0)
-			return n;
-		total += n;
-	}
-	return total;
-}
-
-int mock_gc_wants_orphan(json_object *opts)
-{
-	json_object *v = NULL;
-	if (!opts || !json_object_is_type(opts, json_type_object))
-		return 0;
-	if (json_object_object_get_ex(opts, "propagationPolicy", &v) &&
-	    json_object_is_type(v, json_type_string))
-		return strcmp(json_object_get_string(v), "Orphan") == 0;
-	return json_object_object_get_ex(opts, "orphanDependents", &v) &&
-	       json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }

@@ -21,8 +21,8 @@ typedef struct mock_api_hooks {
 	/* Answer a request for such a path. */
 	void (*handle_path)(void *payload, const mock_request *req, mock_response *resp);
 	/* Around a DELETE of an object (rt) or a collection: before the store
-	 * deletes (propagationPolicy Orphan) and after (wake the garbage
-	 * collector). Either may be NULL. */
+	 * deletes and after (wake the garbage collector). Either may be
+	 * NULL. */
 	void (*before_delete)(void *payload, const mock_route *rt, const mock_request *req);
 	void (*after_delete)(void *payload);
 	void *payload;

@@ -90,6 +90,38 @@ static int orphan_dependents_false(const mock_request *req, json_object *opts)
 	       json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v);
 }
 
+/* The propagation policy as MOCK_DELETE_F_* flags: from the DeleteOptions
+ * body when there is one, else from the query (delete.go decodes one or
+ * the other); the deprecated orphanDependents wins over propagationPolicy,
+ * as in shouldOrphanDependents. */
+static unsigned delete_policy(const mock_request *req, json_object *opts)
+{
+	const char *orphan = NULL, *policy = NULL;
+	json_object *v = NULL;
+	if (opts) {
+		if (json_object_object_get_ex(opts, "orphanDependents", &v) &&
+		    json_object_is_type(v, json_type_boolean))
+			orphan = json_object_get_boolean(v) ? "true" : "false";
+		if (json_object_object_get_ex(opts, "propagationPolicy", &v) &&
+		    json_object_is_type(v, json_type_string))
+			policy = json_object_get_string(v);
+	} else {
+		orphan = mock_request_query(req, "orphanDependents");
+		policy = mock_request_query(req, "propagationPolicy");
+	}
+	if (orphan)
+		return strcmp(orphan, "true") == 0 || strcmp(orphan, "1") == 0
+		           ? MOCK_DELETE_F_ORPHAN
+		           : MOCK_DELETE_F_BACKGROUND;
+	if (!policy)
+		return 0;
+	if (strcmp(policy, "Orphan") == 0)
+		return MOCK_DELETE_F_ORPHAN;
+	if (strcmp(policy, "Foreground") == 0)
+		return MOCK_DELETE_F_FOREGROUND;
+	return strcmp(policy, "Background") == 0 ? MOCK_DELETE_F_BACKGROUND : 0;
+}
+
 void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request *req,
                         mock_response *resp)
 {
@@ -100,7 +132,8 @@ void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request 
 	const char *pre_uid = opts ? nl_json_get_string(opts, "preconditions.uid") : NULL;
 	const char *pre_rv =
 	    opts ? nl_json_get_string(opts, "preconditions.resourceVersion") : NULL;
-	unsigned flags = delete_dry_run(req, opts) ? MOCK_WRITE_F_DRY_RUN : 0;
+	unsigned flags = (delete_dry_run(req, opts) ? MOCK_WRITE_F_DRY_RUN : 0) |
+	                 (rt->res->id != MOCK_KIND_NAMESPACE ? delete_policy(req, opts) : 0);
 	char *json = NULL;
 	size_t len = 0;
 	int deleted = 0;

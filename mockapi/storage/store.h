@@ -136,6 +136,16 @@ int mock_store_write(mock_store *s, const mock_resource *r, mock_write_op op, js
  * asks for it (PUT keeps bumping, which clients of this mock rely on). */
 #define MOCK_WRITE_F_SKIP_NOOP 0x2u
 
+/* A DELETE's propagation policy, for mock_store_delete_ex (none of them:
+ * the DELETE named none, and the finalizers the object has decide, as
+ * deletionFinalizersForGarbageCollection does). Orphan (propagationPolicy
+ * Orphan, orphanDependents true) puts the "orphan" finalizer on the object,
+ * Foreground "foregroundDeletion", Background (or orphanDependents false)
+ * removes both; the garbage collector then finishes them. */
+#define MOCK_DELETE_F_ORPHAN 0x4u
+#define MOCK_DELETE_F_FOREGROUND 0x8u
+#define MOCK_DELETE_F_BACKGROUND 0x10u
+
 /* mock_store_write with flags (MOCK_WRITE_F_*). */
 int mock_store_write_ex(mock_store *s, const mock_resource *r, mock_write_op op, unsigned flags,
                         json_object *obj, mock_write_hook hook, void *payload, char **out,
@@ -154,7 +164,7 @@ int mock_store_write_ex(mock_store *s, const mock_resource *r, mock_write_op op,
 int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, const char *name,
                       const char *pre_uid, const char *pre_rv, char **out, size_t *len_out,
                       nl_status **st);
-/* mock_store_delete with flags (MOCK_WRITE_F_DRY_RUN: the checks only, *out
+/* mock_store_delete with flags (MOCK_DELETE_F_*; MOCK_WRITE_F_DRY_RUN: the checks only, *out
  * the object as it is or would be marked); *deleted (may be NULL) gets 1
  * when the object was (or would be) removed, 0 when it is kept for its
  * finalizers. */

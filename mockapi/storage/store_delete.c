@@ -143,8 +143,12 @@ static int delete_checked(mock_store *s, table *t, size_t pos, unsigned flags, c
 	obj_entry *e = t->v[pos];
 	int rc = 0;
 	*deleted = 0;
-	if (r->id != MOCK_KIND_NAMESPACE && mock__store_has_finalizers(e->json, e->len))
-		return mock__store_mark_deleting(s, t, pos, flags, dj, dl);
+	if (r->id != MOCK_KIND_NAMESPACE && mock__store_delete_keeps(e->json, e->len, flags)) {
+		rc = mock__store_mark_deleting(s, t, pos, flags, dj, dl, deleted);
+		if (rc != 1)
+			return rc;
+		rc = 0; /* no finalizer left: delete now */
+	}
 	if (flags & MOCK_WRITE_F_DRY_RUN) {
 		*deleted = 1;
 		return mock__store_dup_bytes(dj, dl, e->json, e->len);

@@ -26,6 +26,12 @@ int mock__store_has_finalizers(const char *json, size_t len)
 	return vlen > 2 && v[0] == '[';
 }
 
+int mock__store_delete_keeps(const char *json, size_t len, unsigned flags)
+{
+	return (flags & (MOCK_DELETE_F_ORPHAN | MOCK_DELETE_F_FOREGROUND)) ||
+	       mock__store_has_finalizers(json, len);
+}
+
 static size_t list_len(json_object *meta, const char *key)
 {
 	json_object *v = NULL;
@@ -81,19 +87,88 @@ static int mark(json_object *meta, int64_t now, int *changed)
 	return 0;
 }
 
+#define POLICY_FLAGS (MOCK_DELETE_F_ORPHAN | MOCK_DELETE_F_FOREGROUND | MOCK_DELETE_F_BACKGROUND)
+
+static int is_finalizer(json_object *f, const char *name)
+{
+	return json_object_is_type(f, json_type_string) &&
+	       strcmp(json_object_get_string(f), name) == 0;
+}
+
+static int has_finalizer(json_object *fins, const char *name)
+{
+	for (size_t i = 0;
+	     json_object_is_type(fins, json_type_array) && i < json_object_array_length(fins); i++)
+		if (is_finalizer(json_object_array_get_idx(fins, i), name))
+			return 1;
+	return 0;
+}
+
+/* Whether the object should carry name after the DELETE: the policy named
+ * decides (want), else the finalizer it has (shouldOrphanDependents,
+ * shouldDeleteDependents; none of the kinds orphans by default). */
+static int wanted(unsigned flags, unsigned want, json_object *fins, const char *name)
+{
+	return flags & POLICY_FLAGS ? (flags & want) != 0 : has_finalizer(fins, name);
+}
+
+int mock__store_gc_finalizers(json_object *meta, unsigned flags, int *changed)
+{
+	json_object *fins = NULL;
+	*changed = 0;
+	json_object_object_get_ex(meta, "finalizers", &fins);
+	int orphan = wanted(flags, MOCK_DELETE_F_ORPHAN, fins, "orphan");
+	int fg = wanted(flags, MOCK_DELETE_F_FOREGROUND, fins, "foregroundDeletion");
+	if (orphan == has_finalizer(fins, "orphan") &&
+	    fg == has_finalizer(fins, "foregroundDeletion"))
+		return 0;
+	/* both removed, then added back as needed, after the others */
+	json_object *next = json_object_new_array();
+	if (!next)
+		return NL_ENOMEM;
+	for (size_t i = 0;
+	     json_object_is_type(fins, json_type_array) && i < json_object_array_length(fins);
+	     i++) {
+		json_object *f = json_object_array_get_idx(fins, i);
+		if (!is_finalizer(f, "orphan") && !is_finalizer(f, "foregroundDeletion"))
+			json_object_array_add(next, json_object_get(f));
+	}
+	if (orphan)
+		json_object_array_add(next, json_object_new_string("orphan"));
+	if (fg)
+		json_object_array_add(next, json_object_new_string("foregroundDeletion"));
+	*changed = 1;
+	if (json_object_array_length(next) == 0) {
+		json_object_put(next);
+		json_object_object_del(meta, "finalizers");
+		return 0;
+	}
+	return json_object_object_add(meta, "finalizers", next) ? NL_ENOMEM : 0;
+}
+
 int mock__store_mark_deleting(mock_store *s, table *t, size_t pos, unsigned flags, char **out,
-                              size_t *len_out)
+                              size_t *len_out, int *deleted)
 {
 	obj_entry *e = t->v[pos], *ne = NULL;
 	char rvs[RV_BUFSZ];
-	int changed = 0;
+	int changed = 0, fchanged = 0;
 	json_object *o = json_tokener_parse(e->json);
 	json_object *m = o ? mock__store_meta_of(o) : NULL;
+	*deleted = 0;
 	if (!m) {
 		json_object_put(o);
 		return NL_ENOMEM;
 	}
-	int rc = mark(m, s->now(s->now_payload), &changed);
+	int rc = mock__store_gc_finalizers(m, flags, &fchanged);
+	if (rc == 0 && list_len(m, "finalizers") == 0) {
+		/* a Background DELETE took the last ones: errDeleteNow */
+		json_object_put(o);
+		*deleted = 1;
+		return 1;
+	}
+	if (rc == 0)
+		rc = mark(m, s->now(s->now_payload), &changed);
+	changed |= fchanged;
 	uint64_t rv = changed && !(flags & MOCK_WRITE_F_DRY_RUN) ? s->rv + 1 : e->rv;
 	mock__store_rv_string(rvs, rv);
 	if (rc == 0 && !changed) {

@@ -121,12 +121,21 @@ int mock__store_delete_at(mock_store *s, table *t, size_t pos, char **json_out, 
 /* Finalizers (store_finalize.c). Whether the stored text has a non-empty
  * metadata.finalizers. */
 int mock__store_has_finalizers(const char *json, size_t len);
-/* Under the write lock: mark t->v[pos] as being deleted (markAsDeleting)
- * and store it as a MODIFIED change; nothing is written when it is marked
- * already, or for MOCK_WRITE_F_DRY_RUN. *out (caller frees) gets the object
- * as marked. NL_ENOMEM, or NL_EIO when the state file refused it. */
+/* The garbage collector's finalizers on meta as the DELETE's policy
+ * (MOCK_DELETE_F_* in flags) wants them; *changed when they changed. */
+int mock__store_gc_finalizers(json_object *meta, unsigned flags, int *changed);
+/* Whether a DELETE with flags keeps the stored text (it has finalizers, or
+ * the policy adds one). */
+int mock__store_delete_keeps(const char *json, size_t len, unsigned flags);
+/* Under the write lock: the finalizers the policy wants, and t->v[pos]
+ * marked as being deleted (markAsDeleting), stored as a MODIFIED change;
+ * nothing is written when it is marked already, or for
+ * MOCK_WRITE_F_DRY_RUN. *out (caller frees) gets the object as marked.
+ * When the policy left no finalizer, nothing is done and 1 returned with
+ * *deleted set: delete it now. NL_ENOMEM, or NL_EIO when the state file
+ * refused it. */
 int mock__store_mark_deleting(mock_store *s, table *t, size_t pos, unsigned flags, char **out,
-                              size_t *len_out);
+                              size_t *len_out, int *deleted);
 /* ShouldDeleteDuringUpdate: obj (the update) has no finalizers left, old
  * had some and is being deleted with a zero grace period (for a namespace:
  * spec.finalizers empty too). */

@@ -272,7 +272,91 @@ static void test_finalizers__every_kind(void)
 	}
 }
 
+/* A Node named name (its uid in uid) and a ConfigMap of the same name it
+ * owns, with finalizers fins and blockOwnerDeletion block. */
+static void node_owning(char uid[64], const char *name, const char *fins, int block)
+{
+	char body[1024];
+	snprintf(body, sizeof(body), "{\"metadata\":{\"name\":\"%s\"}}", name);
+	json_object *n = req(201, "POST", "/api/v1/nodes", body);
+	snprintf(uid, 64, "%s", str(n, "metadata.uid"));
+	json_object_put(n);
+	snprintf(body, sizeof(body),
+	         "{\"metadata\":{\"name\":\"%s\",\"finalizers\":%s,\"ownerReferences\":[{"
+	         "\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"%s\",\"uid\":\"%s\","
+	         "\"blockOwnerDeletion\":%s}]}}",
+	         name, fins, name, uid, block ? "true" : "false");
+	json_object_put(req(201, "POST", CM, body));
+}
+
+static void test_finalizers__orphan_policy_is_a_finalizer_the_gc_finishes(void)
+{
+	char uid[64], path[128];
+	node_owning(uid, "own-o", "[]", 0);
+	json_object *d =
+	    req(200, "DELETE", "/api/v1/nodes/own-o", "{\"propagationPolicy\":\"Orphan\"}");
+	CU_ASSERT_STRING_EQUAL(first(d, "metadata.finalizers"), "orphan");
+	CU_ASSERT_STRING_NOT_EQUAL(str(d, "metadata.deletionTimestamp"), "");
+	json_object_put(d);
+	/* Until the collector runs the dependent keeps its reference. */
+	json_object *g = req(200, "GET", CM "/own-o", NULL);
+	CU_ASSERT_PTR_NOT_NULL(nl_json_get_path(g, "metadata.ownerReferences"));
+	json_object_put(g);
+	mock_server_tick(srv);
+	g = req(200, "GET", CM "/own-o", NULL);
+	CU_ASSERT_PTR_NULL(nl_json_get_path(g, "metadata.ownerReferences"));
+	json_object_put(g);
+	json_object_put(req(404, "GET", "/api/v1/nodes/own-o", NULL));
+	snprintf(path, sizeof(path), CM "/own-o");
+	json_object_put(req(200, "DELETE", path, NULL));
+}
+
+static void test_finalizers__foreground_waits_for_blocking_dependents(void)
+{
+	char uid[64];
+	node_owning(uid, "own-f", "[\"example.com/hold\"]", 1);
+	/* a second dependent that does not block */
+	char body[1024];
+	snprintf(body, sizeof(body),
+	         "{\"metadata\":{\"name\":\"own-f-free\",\"ownerReferences\":[{"
+	         "\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"own-f\",\"uid\":\"%s\"}]}}",
+	         uid);
+	json_object_put(req(201, "POST", CM, body));
+	json_object *d =
+	    req(200, "DELETE", "/api/v1/nodes/own-f?propagationPolicy=Foreground", NULL);
+	CU_ASSERT_STRING_EQUAL(first(d, "metadata.finalizers"), "foregroundDeletion");
+	json_object_put(d);
+	mock_server_tick(srv);
+	json_object_put(req(404, "GET", CM "/own-f-free", NULL));
+	json_object *g = req(200, "GET", CM "/own-f", NULL);
+	CU_ASSERT_STRING_NOT_EQUAL(str(g, "metadata.deletionTimestamp"), "");
+	json_object_put(g);
+	/* blocked by own-f, which waits for its own finalizer */
+	json_object_put(req(200, "GET", "/api/v1/nodes/own-f", NULL));
+	json_object_put(nl_http_expect(200, base, "PATCH", CM "/own-f",
+	                               "{\"metadata\":{\"finalizers\":null}}",
+	                               "application/merge-patch+json"));
+	mock_server_tick(srv);
+	json_object_put(req(404, "GET", "/api/v1/nodes/own-f", NULL));
+}
+
+/* A Background DELETE takes the orphan finalizer off: nothing is left to
+ * wait for (deletionFinalizersForGarbageCollection). */
+static void test_finalizers__background_drops_the_gc_finalizers(void)
+{
+	create_cm("bg", "[\"orphan\"]");
+	json_object *d = req(200, "DELETE", CM "/bg", "{\"propagationPolicy\":\"Background\"}");
+	CU_ASSERT_STRING_EQUAL(str(d, "kind"), "Status");
+	json_object_put(d);
+	json_object_put(req(404, "GET", CM "/bg", NULL));
+}
+
 static CU_TestInfo tests[] = {
+    {"orphan_policy_is_a_finalizer_the_gc_finishes",
+     test_finalizers__orphan_policy_is_a_finalizer_the_gc_finishes},
+    {"foreground_waits_for_blocking_dependents",
+     test_finalizers__foreground_waits_for_blocking_dependents},
+    {"background_drops_the_gc_finalizers", test_finalizers__background_drops_the_gc_finalizers},
     {"delete_marks_the_object_and_keeps_it", test_finalizers__delete_marks_the_object_and_keeps_it},
     {"immediate_delete_answers_a_status", test_finalizers__immediate_delete_answers_a_status},
     {"orphan_dependents_false_is_202", test_finalizers__orphan_dependents_false_is_202},

@@ -45,27 +45,6 @@ static void test_controllers__parse_like_kube_controller_manager(void)
 	                                "controllers (nodelifecycle, garbagecollector)");
 }
 
-static void test_controllers__orphan_policy(void)
-{
-	static const struct {
-		const char *opts;
-		int want;
-	} cases[] = {
-	    {"{\"propagationPolicy\":\"Orphan\"}", 1},
-	    {"{\"propagationPolicy\":\"Background\"}", 0},
-	    {"{\"propagationPolicy\":\"Foreground\",\"orphanDependents\":true}", 0},
-	    {"{\"orphanDependents\":true}", 1},
-	    {"{\"orphanDependents\":false}", 0},
-	    {"{}", 0},
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		json_object *o = nl_test_json(cases[i].opts);
-		CU_ASSERT_EQUAL(mock_gc_wants_orphan(o), cases[i].want);
-		json_object_put(o);
-	}
-	CU_ASSERT_EQUAL(mock_gc_wants_orphan(NULL), 0);
-}
-
 /* A store with the default namespaces. */
 static mock_store *seeded_store(mock_api *api, mock_options *opts)
 {
@@ -385,7 +364,6 @@ static void test_controllers__node_lifecycle_keeps_spec_field_order(void)
 
 static CU_TestInfo tests[] = {
     {"parse_like_kube_controller_manager", test_controllers__parse_like_kube_controller_manager},
-    {"orphan_policy", test_controllers__orphan_policy},
     {"gc_collects_only_without_live_owners",
      test_controllers__gc_collects_only_without_live_owners},
     {"gc_remembers_between_passes", test_controllers__gc_remembers_between_passes},
