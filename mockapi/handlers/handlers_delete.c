@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/query.h"
 #include "handlers_internal.h"
 #include "storage/store.h"
 #include "write_request.h"
@@ -78,41 +79,36 @@ static int delete_dry_run(const mock_request *req, json_object *opts)
 	return 0;
 }
 
-/* delete.go answers 202 rather than 200 for an object kept (for its
- * finalizers) when the deprecated orphanDependents is false. */
-static int orphan_dependents_false(const mock_request *req, json_object *opts)
+/* The deprecated orphanDependents: 1, 0, or -1 when not given. DeleteOptions
+ * come from the body when there is one, else from the query, where the
+ * parameter codec reads a bool (core/query.h); delete.go decodes one or
+ * the other. */
+static int orphan_dependents(const mock_request *req, json_object *opts)
 {
 	json_object *v = NULL;
-	const char *q = mock_request_query(req, "orphanDependents");
-	if (q)
-		return strcmp(q, "false") == 0 || strcmp(q, "0") == 0;
-	return opts && json_object_object_get_ex(opts, "orphanDependents", &v) &&
-	       json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v);
+	if (!opts)
+		return mock_request_query_bool(req, "orphanDependents");
+	if (!json_object_object_get_ex(opts, "orphanDependents", &v) ||
+	    !json_object_is_type(v, json_type_boolean))
+		return -1;
+	return json_object_get_boolean(v) ? 1 : 0;
 }
 
-/* The propagation policy as MOCK_DELETE_F_* flags: from the DeleteOptions
- * body when there is one, else from the query (delete.go decodes one or
- * the other); the deprecated orphanDependents wins over propagationPolicy,
- * as in shouldOrphanDependents. */
+/* The propagation policy as MOCK_DELETE_F_* flags, from the same place;
+ * orphanDependents wins over propagationPolicy, as in
+ * shouldOrphanDependents. */
 static unsigned delete_policy(const mock_request *req, json_object *opts)
 {
-	const char *orphan = NULL, *policy = NULL;
 	json_object *v = NULL;
-	if (opts) {
-		if (json_object_object_get_ex(opts, "orphanDependents", &v) &&
-		    json_object_is_type(v, json_type_boolean))
-			orphan = json_object_get_boolean(v) ? "true" : "false";
-		if (json_object_object_get_ex(opts, "propagationPolicy", &v) &&
-		    json_object_is_type(v, json_type_string))
-			policy = json_object_get_string(v);
-	} else {
-		orphan = mock_request_query(req, "orphanDependents");
+	const char *policy = NULL;
+	int orphan = orphan_dependents(req, opts);
+	if (orphan >= 0)
+		return orphan ? MOCK_DELETE_F_ORPHAN : MOCK_DELETE_F_BACKGROUND;
+	if (!opts)
 		policy = mock_request_query(req, "propagationPolicy");
-	}
-	if (orphan)
-		return strcmp(orphan, "true") == 0 || strcmp(orphan, "1") == 0
-		           ? MOCK_DELETE_F_ORPHAN
-		           : MOCK_DELETE_F_BACKGROUND;
+	else if (json_object_object_get_ex(opts, "propagationPolicy", &v) &&
+	         json_object_is_type(v, json_type_string))
+		policy = json_object_get_string(v);
 	if (!policy)
 		return 0;
 	if (strcmp(policy, "Orphan") == 0)
@@ -142,8 +138,9 @@ void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request 
 	                         pre_uid, pre_rv, &json, &len, &deleted, &st) != 0) {
 		mock_response_status(resp, st);
 	} else if (!deleted && rt->res->id != MOCK_KIND_NAMESPACE) {
-		/* kept for its finalizers: the object, marked */
-		mock_response_json(resp, orphan_dependents_false(req, opts) ? 202 : 200, json, len);
+		/* kept for its finalizers: the object, marked; delete.go answers
+		 * 202 then when orphanDependents is false */
+		mock_response_json(resp, orphan_dependents(req, opts) == 0 ? 202 : 200, json, len);
 	} else if (rt->res->id == MOCK_KIND_NAMESPACE) {
 		answer_deleted_namespace(api, resp, json);
 	} else {

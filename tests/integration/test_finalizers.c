@@ -351,7 +351,55 @@ static void test_finalizers__background_drops_the_gc_finalizers(void)
 	json_object_put(req(404, "GET", CM "/bg", NULL));
 }
 
+static void test_finalizers__dry_run_and_query_options(void)
+{
+	create_cm("dry", "[\"example.com/a\"]");
+	json_object *d = req(200, "DELETE", CM "/dry?dryRun=All", NULL);
+	CU_ASSERT_STRING_NOT_EQUAL(str(d, "metadata.deletionTimestamp"), "");
+	json_object_put(d);
+	json_object *g = req(200, "GET", CM "/dry", NULL);
+	CU_ASSERT_PTR_NULL(nl_json_get_path(g, "metadata.deletionTimestamp"));
+	json_object_put(g);
+	/* orphanDependents as a query parameter, read as the codec reads it */
+	d = req(202, "DELETE", CM "/dry?orphanDependents=False", NULL);
+	CU_ASSERT_STRING_NOT_EQUAL(str(d, "metadata.deletionTimestamp"), "");
+	json_object_put(d);
+	json_object_put(nl_http_expect(200, base, "PATCH", CM "/dry",
+	                               "{\"metadata\":{\"finalizers\":null}}",
+	                               "application/merge-patch+json"));
+}
+
+static void test_finalizers__deletecollection_keeps_what_has_finalizers(void)
+{
+	char body[256];
+	for (int i = 0; i < 2; i++) {
+		snprintf(body, sizeof(body),
+		         "{\"metadata\":{\"name\":\"dc-%d\",\"labels\":{\"dc\":\"fin\"}%s}}", i,
+		         i ? ",\"finalizers\":[\"example.com/a\"]" : "");
+		json_object_put(req(201, "POST", CM, body));
+	}
+	json_object *l = req(200, "DELETE", CM "?labelSelector=dc%3Dfin", NULL);
+	json_object *items = nl_json_get_path(l, "items");
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(items), 2);
+	CU_ASSERT_PTR_NULL(
+	    nl_json_get_path(json_object_array_get_idx(items, 0), "metadata.deletionTimestamp"));
+	CU_ASSERT_STRING_NOT_EQUAL(
+	    str(json_object_array_get_idx(items, 1), "metadata.deletionTimestamp"), "");
+	json_object_put(l);
+	json_object_put(req(404, "GET", CM "/dc-0", NULL));
+	json_object *g = req(200, "GET", CM "/dc-1", NULL);
+	CU_ASSERT_STRING_NOT_EQUAL(str(g, "metadata.deletionTimestamp"), "");
+	json_object_put(g);
+	json_object_put(nl_http_expect(200, base, "PATCH", CM "/dc-1",
+	                               "{\"metadata\":{\"finalizers\":null}}",
+	                               "application/merge-patch+json"));
+	json_object_put(req(404, "GET", CM "/dc-1", NULL));
+}
+
 static CU_TestInfo tests[] = {
+    {"dry_run_and_query_options", test_finalizers__dry_run_and_query_options},
+    {"deletecollection_keeps_what_has_finalizers",
+     test_finalizers__deletecollection_keeps_what_has_finalizers},
     {"orphan_policy_is_a_finalizer_the_gc_finishes",
      test_finalizers__orphan_policy_is_a_finalizer_the_gc_finishes},
     {"foreground_waits_for_blocking_dependents",
