@@ -43,18 +43,26 @@ static size_t list_len(json_object *meta, const char *key)
 
 int mock__store_should_delete_on_update(const mock_resource *r, json_object *obj, json_object *old)
 {
-	json_object *nm = nl_json_get_path(obj, "metadata");
 	json_object *om = nl_json_get_path(old, "metadata");
 	json_object *grace = NULL;
-	if (list_len(nm, "finalizers") > 0 || list_len(om, "finalizers") == 0 ||
+	if (list_len(nl_json_get_path(obj, "metadata"), "finalizers") > 0 ||
 	    !nl_json_get_string(old, "metadata.deletionTimestamp"))
 		return 0;
 	/* A namespace waits for its spec.finalizers too (the namespace
 	 * registry's ShouldDeleteNamespaceDuringUpdate). */
 	if (r->id == MOCK_KIND_NAMESPACE && list_len(nl_json_get_path(obj, "spec"), "finalizers"))
 		return 0;
-	return json_object_object_get_ex(om, "deletionGracePeriodSeconds", &grace) &&
-	       json_object_is_type(grace, json_type_int) && json_object_get_int64(grace) == 0;
+	/* no grace period, or one of 0 */
+	return !json_object_object_get_ex(om, "deletionGracePeriodSeconds", &grace) ||
+	       !json_object_is_type(grace, json_type_int) || json_object_get_int64(grace) == 0;
+}
+
+int mock__store_being_deleted(const char *json, size_t len)
+{
+	const char *v = NULL;
+	size_t vlen = 0;
+	return nl_json_text_member(&v, &vlen, json, len, "metadata.deletionTimestamp") == 0 &&
+	       v[0] == '"';
 }
 
 /* markAsDeleting on the tree: 1 when it changed anything. */

@@ -136,10 +136,12 @@ int mock__store_delete_keeps(const char *json, size_t len, unsigned flags);
  * refused it. */
 int mock__store_mark_deleting(mock_store *s, table *t, size_t pos, unsigned flags, char **out,
                               size_t *len_out, int *deleted);
-/* ShouldDeleteDuringUpdate: obj (the update) has no finalizers left, old
- * had some and is being deleted with a zero grace period (for a namespace:
+/* ShouldDeleteDuringUpdate: obj (the update) has no finalizers, old is
+ * being deleted with no grace period or one of 0 (for a namespace:
  * spec.finalizers empty too). */
 int mock__store_should_delete_on_update(const mock_resource *r, json_object *obj, json_object *old);
+/* Whether the stored text has a metadata.deletionTimestamp. */
+int mock__store_being_deleted(const char *json, size_t len);
 
 /* The selection of a LIST, a visit and a deletecollection, and the pieces
  * of a <Kind>List document (store_list.c). */

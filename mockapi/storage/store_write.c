@@ -333,6 +333,26 @@ static int has_namespace(const write_req *w)
 	return !w->r->namespaced || namespace_exists(w->s, w->ns);
 }
 
+/* 409 AlreadyExists; the registry's create says so when the object there
+ * is being deleted. */
+static nl_status *already_exists(const mock_resource *r, const char *name, const obj_entry *have)
+{
+	nl_gr gr = mock__store_gr_of(r);
+	nl_status *x = nl_status_already_exists(&gr, name);
+	if (x && x->message && mock__store_being_deleted(have->json, have->len)) {
+		const char *prefix = "object is being deleted: ";
+		size_t pl = strlen(prefix), ml = strlen(x->message);
+		char *m = malloc(pl + ml + 1);
+		if (m) {
+			memcpy(m, prefix, pl);
+			memcpy(m + pl, x->message, ml + 1);
+			free(x->message);
+			x->message = m;
+		}
+	}
+	return x;
+}
+
 /* Stage, under the write lock insert when key is still free (and the
  * namespace still there), and answer. Otherwise 404 or 409, or for a
  * create-on-update (retry) WRITE_RETRY: the next attempt finds out why. */
@@ -347,14 +367,14 @@ static int store_new(const write_req *w, const char *key, const char *name, cons
 	pthread_rwlock_wrlock(&w->s->lock);
 	table *t = mock__store_table_of(w->s, w->r);
 	t->r = w->r;
-	int ns_ok = has_namespace(w), taken = ns_ok && mock__store_table_find(t, key, NULL);
+	obj_entry *have = has_namespace(w) ? mock__store_table_find(t, key, NULL) : NULL;
+	int ns_ok = has_namespace(w), taken = have != NULL;
 	if (retry && (!ns_ok || taken)) {
 		rc = WRITE_RETRY;
 	} else if (!ns_ok) {
 		rc = mock__store_fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
 	} else if (taken) {
-		nl_gr gr = mock__store_gr_of(w->r);
-		rc = mock__store_fail(st, nl_status_already_exists(&gr, name), NL_EEXISTS);
+		rc = mock__store_fail(st, already_exists(w->r, name, have), NL_EEXISTS);
 	} else {
 		rc = commit_insert(w, &sg, &rv, st);
 	}

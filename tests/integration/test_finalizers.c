@@ -121,6 +121,13 @@ static void test_finalizers__delete_marks_the_object_and_keeps_it(void)
 	events_since(evs, sizeof(evs), rv, "held");
 	CU_ASSERT_STRING_EQUAL(evs, "AM"); /* the second DELETE changed nothing */
 	free(rv);
+
+	/* Creating it again while it is being deleted. */
+	json_object *c = req(409, "POST", CM, "{\"metadata\":{\"name\":\"held\"}}");
+	CU_ASSERT_STRING_EQUAL(str(c, "reason"), "AlreadyExists");
+	CU_ASSERT_STRING_EQUAL(str(c, "message"),
+	                       "object is being deleted: configmaps \"held\" already exists");
+	json_object_put(c);
 }
 
 static void test_finalizers__immediate_delete_answers_a_status(void)
