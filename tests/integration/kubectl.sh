@@ -7,26 +7,9 @@ set -u
 . "$(dirname "$0")/../kubectl-lib.sh"
 
 KUBECTL=$(find_kubectl) || { echo "SKIP: no kubectl found"; exit 77; }
-MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
-FIXTURES=${NL_FIXTURES_DIR:-$(dirname "$0")/../../fixtures}
-work=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*"; [ -f "$work/out" ] && cat "$work/out"; exit 1; }
+. "$(dirname "$0")/../mockapi-lib.sh"
 
-"$MOCKAPI" --port 0 --fixtures "$FIXTURES/manifests/sample.yaml" \
-	--kubeconfig-out "$work/kubeconfig" >"$work/server.out" 2>"$work/server.err" &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -q "listening on" "$work/server.out" 2>/dev/null && break
-	sleep 0.05
-done
-url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/server.out")
-[ -n "$url" ] || { cat "$work/server.err"; fail "server did not start"; }
+start_mockapi --fixtures "$FIXTURES/manifests/sample.yaml" --kubeconfig-out "$work/kubeconfig"
 echo "using $KUBECTL against $url"
 k() { "$KUBECTL" --server "$url" --cache-dir "$work/cache" "$@"; }
 

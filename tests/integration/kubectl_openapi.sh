@@ -11,14 +11,7 @@ set -u
 . "$(dirname "$0")/../kubectl-lib.sh"
 
 KUBECTL=$(find_kubectl) || { echo "SKIP: no kubectl found"; exit 77; }
-MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
-work=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+. "$(dirname "$0")/../mockapi-lib.sh"
 fail() {
 	echo "FAIL: $*"
 	for f in out err; do [ -s "$work/$f" ] && { echo "--- $f"; cat "$work/$f"; }; done
@@ -33,14 +26,7 @@ quiet() {
 	fi
 }
 
-"$MOCKAPI" --port 0 >"$work/server.out" 2>"$work/server.err" &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -q "listening on" "$work/server.out" 2>/dev/null && break
-	sleep 0.05
-done
-url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/server.out")
-[ -n "$url" ] || { cat "$work/server.err"; fail "server did not start"; }
+start_mockapi
 echo "using $KUBECTL against $url"
 k() { "$KUBECTL" --server "$url" --cache-dir "$work/cache" "$@"; }
 

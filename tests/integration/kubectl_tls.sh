@@ -10,40 +10,19 @@ set -u
 . "$(dirname "$0")/../kubectl-lib.sh"
 
 KUBECTL=$(find_kubectl) || { echo "SKIP: no kubectl found"; exit 77; }
-MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
-FIXTURES=${NL_FIXTURES_DIR:-$(dirname "$0")/../../fixtures}
-work=$(mktemp -d)
-pid=
+. "$(dirname "$0")/../mockapi-lib.sh"
 npid=
 cleanup() {
-	[ -n "$npid" ] && kill "$npid" 2>/dev/null && wait "$npid" 2>/dev/null
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*"; [ -f "$work/out" ] && cat "$work/out"; exit 1; }
-
-# start NAME ARGS...: run the server, wait for its URL into $url.
-start() {
-	name=$1
-	shift
-	"$MOCKAPI" --port 0 --fixtures "$FIXTURES/manifests/sample.yaml" "$@" \
-		>"$work/$name.out" 2>"$work/$name.err" &
-	spid=$!
-	for _ in $(seq 1 100); do
-		grep -q "listening on" "$work/$name.out" 2>/dev/null && break
-		sleep 0.05
-	done
-	url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/$name.out")
-	[ -n "$url" ] || { cat "$work/$name.err"; fail "$name server did not start"; }
+	stop_pid "$npid"
+	mockapi_cleanup
 }
 
 printf '%s\n' 'alice-token,alice,uid-alice' \
 	'node-a-token,system:node:a,uid-a,system:nodes' >"$work/tokens.csv"
 
-start open --generate-certs "$work/pki" --token-auth-file "$work/tokens.csv" \
+mockapi_launch pid open --fixtures "$FIXTURES/manifests/sample.yaml" \
+	--generate-certs "$work/pki" --token-auth-file "$work/tokens.csv" \
 	--kubeconfig-out "$work/kubeconfig"
-pid=$spid
 case "$url" in https://*) ;; *) fail "not HTTPS: $url" ;; esac
 echo "using $KUBECTL against $url"
 
@@ -76,10 +55,10 @@ fi
 grep -q "certificate" "$work/out" || fail "no certificate error without the CA"
 
 # Node mode, with the same certificates: a node reads Nodes, not ConfigMaps.
-start node --tls-cert-file "$work/pki/server.crt" --tls-private-key-file "$work/pki/server.key" \
+mockapi_launch npid node --fixtures "$FIXTURES/manifests/sample.yaml" \
+	--tls-cert-file "$work/pki/server.crt" --tls-private-key-file "$work/pki/server.key" \
 	--client-ca-file "$work/pki/ca.crt" --token-auth-file "$work/tokens.csv" \
 	--authorization-mode Node
-npid=$spid
 k --cache-dir "$work/cache5" --token node-a-token get nodes >"$work/out" 2>&1 ||
 	fail "node a cannot list nodes"
 grep -q "edge-1" "$work/out" || fail "node edge-1 not listed for node a"

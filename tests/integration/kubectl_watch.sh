@@ -8,17 +8,12 @@ set -u
 
 KUBECTL=$(find_kubectl) || { echo "SKIP: no kubectl found"; exit 77; }
 command -v curl >/dev/null 2>&1 || { echo "SKIP: no curl found"; exit 77; }
-MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
-FIXTURES=${NL_FIXTURES_DIR:-$(dirname "$0")/../../fixtures}
-work=$(mktemp -d)
-pid=
+. "$(dirname "$0")/../mockapi-lib.sh"
 kpid=
 cleanup() {
-	[ -n "$kpid" ] && kill "$kpid" 2>/dev/null && wait "$kpid" 2>/dev/null
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
+	stop_pid "$kpid"
+	mockapi_cleanup
 }
-trap cleanup EXIT INT TERM
 fail() {
 	echo "FAIL: $*"
 	for f in events kubectl.err server.err; do
@@ -27,15 +22,7 @@ fail() {
 	exit 1
 }
 
-"$MOCKAPI" --port 0 --fixtures "$FIXTURES/manifests/sample.yaml" \
-	>"$work/server.out" 2>"$work/server.err" &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -q "listening on" "$work/server.out" 2>/dev/null && break
-	sleep 0.05
-done
-url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/server.out")
-[ -n "$url" ] || fail "server did not start"
+start_mockapi --fixtures "$FIXTURES/manifests/sample.yaml"
 echo "using $KUBECTL against $url"
 
 # One event per line, "TYPE name", whatever indentation kubectl prints with.

@@ -15,9 +15,10 @@ if [ ! -d "$clients/node_client/node_modules/@kubernetes/client-node" ]; then
 	echo "SKIP: no $clients/node_client/node_modules (sh tests/install-client-deps.sh runs npm ci)"
 	exit 77
 fi
-# shellcheck source=tests/clients/mockapi-lib.sh
-. "$clients/mockapi-lib.sh"
-start_mockapi
+# shellcheck source=tests/mockapi-lib.sh
+. "$(dirname "$0")/../mockapi-lib.sh"
+start_mockapi --fixtures "$FIXTURES/manifests/sample.yaml" --kubeconfig-out "$work/kubeconfig"
+echo "nodelet-mockapi at $url"
 echo "node $("$NODE" --version), @kubernetes/client-node $(sed -n 's/^ *"version": "\(.*\)",$/\1/p' \
 	"$clients/node_client/node_modules/@kubernetes/client-node/package.json" | head -1)"
 "$NODE" "$clients/node_client/test.mjs" "$work/kubeconfig" || { sed 's/^/server: /' "$work/server.err" | tail -20; exit 1; }

@@ -8,29 +8,15 @@ set -u
 
 command -v protoc >/dev/null 2>&1 || { echo "FAIL: no protoc (protobuf-compiler)"; exit 1; }
 command -v curl >/dev/null 2>&1 || { echo "FAIL: no curl"; exit 1; }
-MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
+. "$(dirname "$0")/../mockapi-lib.sh"
 data=$(cd "$(dirname "$0")/../data/openapi" && pwd)
-work=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
 fail() {
 	echo "FAIL: $*"
 	[ -s "$work/err" ] && { echo "--- protoc"; cat "$work/err"; }
 	exit 1
 }
 
-"$MOCKAPI" --port 0 >"$work/server.out" 2>"$work/server.err" &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -q "listening on" "$work/server.out" 2>/dev/null && break
-	sleep 0.05
-done
-url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/server.out")
-[ -n "$url" ] || fail "server did not start"
+start_mockapi
 
 # What client-go's discovery OpenAPISchema() sends.
 accept='application/com.github.proto-openapi.spec.v2@v1.0+protobuf'

@@ -12,15 +12,8 @@ set -u
 
 command -v protoc >/dev/null 2>&1 || { echo "FAIL: no protoc (protobuf-compiler)"; exit 1; }
 command -v curl >/dev/null 2>&1 || { echo "FAIL: no curl"; exit 1; }
-MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
+. "$(dirname "$0")/../mockapi-lib.sh"
 data=$(cd "$(dirname "$0")/../data/protobuf" && pwd)
-work=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
 fail() {
 	echo "FAIL: $*"
 	[ -s "$work/err" ] && { echo "--- protoc"; cat "$work/err"; }
@@ -30,14 +23,7 @@ fail() {
 # No garbage collector: the objects below name an owner that does not
 # exist, and on a busy machine its sweep could delete them between the POST
 # and the GET.
-"$MOCKAPI" --port 0 --controllers=-garbagecollector >"$work/server.out" 2>"$work/server.err" &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -q "listening on" "$work/server.out" 2>/dev/null && break
-	sleep 0.05
-done
-url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/server.out")
-[ -n "$url" ] || fail "server did not start"
+start_mockapi --controllers=-garbagecollector
 
 pb=application/vnd.kubernetes.protobuf
 post() { # PATH JSON

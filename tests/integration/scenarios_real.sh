@@ -8,34 +8,18 @@
 set -u
 
 RUNNER=${NL_SCENARIO:-./client/nodelet-scenario}
-MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
-FIXTURES=${NL_FIXTURES_DIR:-$(dirname "$0")/../../fixtures}
-work=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+. "$(dirname "$0")/../mockapi-lib.sh"
 fail() {
 	echo "FAIL: $*"
 	[ -f "$work/tap" ] && cat "$work/tap"
-	[ -f "$work/mock.err" ] && tail -20 "$work/mock.err"
+	[ -f "$work/server.err" ] && tail -20 "$work/server.err"
 	exit 1
 }
 
 "$MOCKAPI" --help 2>&1 | grep -q -- --generate-certs ||
 	{ echo "SKIP: nodelet-mockapi has no TLS support (--generate-certs)"; exit 77; }
 
-"$MOCKAPI" --port 0 --generate-certs "$work/pki" --kubeconfig-out "$work/kubeconfig" \
-	>"$work/mock.out" 2>"$work/mock.err" &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -q "listening on" "$work/mock.out" 2>/dev/null && break
-	sleep 0.05
-done
-url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/mock.out")
-[ -n "$url" ] || fail "nodelet-mockapi did not start"
+start_mockapi --generate-certs "$work/pki" --kubeconfig-out "$work/kubeconfig"
 case "$url" in https://*) ;; *) fail "not HTTPS: $url" ;; esac
 grep -q "client-key-data" "$work/kubeconfig" || fail "no client certificate in the kubeconfig"
 

@@ -7,28 +7,13 @@
 set -u
 
 RUNNER=${NL_SCENARIO:-./client/nodelet-scenario}
-MOCKAPI=${NL_MOCKAPI:-./mockapi/nodelet-mockapi}
-FIXTURES=${NL_FIXTURES_DIR:-$(dirname "$0")/../../fixtures}
-work=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+. "$(dirname "$0")/../mockapi-lib.sh"
 fail() {
 	echo "FAIL: $*"
 	exit 1
 }
 
-"$MOCKAPI" --port 0 >"$work/mock.out" 2>"$work/mock.err" &
-pid=$!
-for _ in $(seq 1 100); do
-	grep -q "listening on" "$work/mock.out" 2>/dev/null && break
-	sleep 0.05
-done
-url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/mock.out")
-[ -n "$url" ] || fail "nodelet-mockapi did not start"
+start_mockapi
 
 rc=0
 "$RUNNER" --server "$url" --fixtures-dir "$FIXTURES" "$FIXTURES/scenarios" >"$work/tap" 2>&1 || rc=$?
