@@ -1,11 +1,16 @@
 /* nodelet-scenario's flags (cli.h). */
 #include "cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <nodelet/flags.h>
 #include <nodelet/log.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "report.h"
@@ -37,10 +42,11 @@ static const char usage[] =
     "                        else the source tree's fixtures/)\n"
     "  --check               only parse the files and report errors\n"
     "  --list                list the scenarios with their tags and requirements\n"
-    "  -v N                  log level of the agent and the embedded server\n"
+    "  -v, --v N             log level of the agent and the embedded server\n"
     "  -h, --help, --version\n"
     "\n"
-    "Exit status: 0 when no scenario failed, 1 otherwise, 2 on a usage error.\n";
+    "Exit status: 0 when no scenario failed, 1 otherwise (a report or journal\n"
+    "that could not be written included), 2 on a usage error.\n";
 
 typedef struct {
 	nl_scn_suite_options so;
@@ -66,13 +72,9 @@ enum {
 	OPT_VERSION,
 };
 
-static int bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "nodelet-scenario: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'nodelet-scenario --help'.\n");
-	return -1;
-}
+#define bad_usage(...) nl_flags_usage_error("nodelet-scenario", __VA_ARGS__)
+
+static int check_outputs(const options *o);
 
 static int parse_number(unsigned *out, const char *s)
 {
@@ -97,14 +99,15 @@ static int parse_args(options *o, int argc, char **argv)
 	    {"fixtures-dir", required_argument, NULL, OPT_FIXTURES_DIR},
 	    {"check", no_argument, NULL, OPT_CHECK},
 	    {"list", no_argument, NULL, OPT_LIST},
+	    {"v", required_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, OPT_VERSION},
 	    {NULL, 0, NULL, 0},
 	};
-	unsigned v;
-	int c;
+	int v, c;
+	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:v:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":j:v:h", longs, NULL)) != -1) {
 		switch (c) {
 		case OPT_SERVER:
 			o->so.run.target.kind = NL_TARGET_SERVER;
@@ -141,10 +144,10 @@ static int parse_args(options *o, int argc, char **argv)
 			o->list = 1;
 			break;
 		case 'v':
-			if (parse_number(&v, optarg) != 0 || v > 10)
-				return bad_usage("-v: expected a level 0-10, got \"%s\"", optarg);
-			o->so.run.target.verbosity = (int)v;
-			nl_log_set_verbosity((int)v);
+			if (nl_flags_parse_verbosity("nodelet-scenario", optarg, 10, &v) != 0)
+				return -1;
+			o->so.run.target.verbosity = v;
+			nl_log_set_verbosity(v);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -153,7 +156,7 @@ static int parse_args(options *o, int argc, char **argv)
 			printf("nodelet-scenario %s\n", PACKAGE_VERSION);
 			return 1;
 		default:
-			return bad_usage("%s", "unknown option");
+			return nl_flags_getopt_error("nodelet-scenario", c, argv, optind, optopt);
 		}
 	}
 	if (o->so.run.target.kubeconfig && o->so.run.target.server_url)
@@ -167,7 +170,38 @@ static int parse_args(options *o, int argc, char **argv)
 	o->npaths = (size_t)(argc - optind);
 	if (o->npaths == 0)
 		return bad_usage("%s", "no scenario FILE or DIR given");
+	return check_outputs(o);
+}
+
+/* Outputs are checked before anything runs, so a CI job that would lose
+ * its report or journals fails at once instead of after the suite. */
+static int check_outputs(const options *o)
+{
+	struct stat st;
+	const char *dir = o->so.journal_dir;
+	if (o->junit) {
+		int fd = open(o->junit, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return bad_usage("--junit %s: %s", o->junit, strerror(errno));
+		close(fd);
+	}
+	if (dir && stat(dir, &st) != 0)
+		return bad_usage("--journal-dir %s: %s", dir, strerror(errno));
+	if (dir && !S_ISDIR(st.st_mode))
+		return bad_usage("--journal-dir %s: %s", dir, strerror(ENOTDIR));
+	if (dir && access(dir, W_OK) != 0)
+		return bad_usage("--journal-dir %s: %s", dir, strerror(errno));
 	return 0;
+}
+
+/* A run that selects nothing is a mistake in the command, not a pass. */
+static int check_selected(const options *o, const nl_scn_suite *s)
+{
+	if (s->n > 0)
+		return 0;
+	if (o->nfilters > 0)
+		return bad_usage("no scenario matches --filter %s", o->filters[0]);
+	return bad_usage("no scenario found in %s", o->paths[0]);
 }
 
 static void print_item(const nl_scn_suite_item *it, size_t index, void *payload)
@@ -236,16 +270,21 @@ int nl_scn_main(int argc, char **argv)
 		return 2;
 	}
 	nl_scn_suite_filter(&s, o.filters, o.nfilters);
-	if (o.list || o.check) {
+	if (check_selected(&o, &s) != 0) {
+		rc = 2;
+	} else if (o.list || o.check) {
 		rc = o.list ? list_suite(&s) : check_suite(&s);
 	} else {
 		nl_scn_report_tap_plan(stdout, s.n);
 		if (nl_scn_suite_run(&s, &o.so, print_item, &counts) != 0)
 			fprintf(stderr, "nodelet-scenario: cannot run the scenarios\n");
 		nl_scn_report_summary(stdout, &counts);
-		if (o.junit && nl_scn_report_junit(o.junit, &s, &err) != 0)
-			fprintf(stderr, "nodelet-scenario: %s\n", err.msg);
-		rc = counts.failed > 0 || counts.passed + counts.skipped != s.n;
+		rc = counts.failed > 0 || counts.passed + counts.skipped != s.n ||
+		     s.journal_errors > 0;
+		if (o.junit && nl_scn_report_junit(o.junit, &s, &err) != 0) {
+			fprintf(stderr, "nodelet-scenario: --junit %s\n", err.msg);
+			rc = 1;
+		}
 	}
 	nl_scn_suite_free(&s);
 	free(o.filters);

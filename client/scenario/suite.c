@@ -324,17 +324,20 @@ static void finish(child *c, nl_scn_suite *s, int status, int timed_out)
 	c->pid = 0;
 }
 
-static void write_journal(const nl_scn_suite_item *it, const char *dir)
+/* 0, or -1 after saying on stderr why the journal is not written. */
+static int write_journal(const nl_scn_suite_item *it, const char *dir)
 {
 	char path[4096];
 	if (!dir || !it->result.journal)
-		return;
+		return 0;
 	snprintf(path, sizeof(path), "%s/%s.journal", dir, it->name);
 	FILE *f = fopen(path, "w");
-	if (!f)
-		return;
-	fputs(it->result.journal, f);
-	fclose(f);
+	int bad = !f || fputs(it->result.journal, f) == EOF;
+	if (f && fclose(f) != 0)
+		bad = 1;
+	if (bad)
+		fprintf(stderr, "nodelet-scenario: --journal-dir: %s: %s\n", path, strerror(errno));
+	return bad ? -1 : 0;
 }
 
 /* Report every finished item not yet reported, in order. */
@@ -342,7 +345,8 @@ static void flush_done(nl_scn_suite *s, size_t *next, const nl_scn_suite_options
                        nl_suite_done_fn done, void *payload)
 {
 	while (*next < s->n && s->items[*next].done) {
-		write_journal(&s->items[*next], o->journal_dir);
+		if (write_journal(&s->items[*next], o->journal_dir) != 0)
+			s->journal_errors++;
 		done(&s->items[*next], *next, payload);
 		(*next)++;
 	}

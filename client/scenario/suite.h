@@ -21,6 +21,8 @@ typedef struct {
 typedef struct {
 	nl_scn_suite_item *items;
 	size_t n;
+	/* Journals that could not be written (each reported on stderr). */
+	size_t journal_errors;
 } nl_scn_suite;
 
 /* Collect and parse every scenario under paths (sorted; a file that does

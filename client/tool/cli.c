@@ -4,11 +4,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <nodelet/agent.h>
+#include <nodelet/flags.h>
 #include <nodelet/log.h>
 #include <nodelet/names.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,18 +66,7 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("nodelet: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nRun 'nodelet --help' for usage.\n", stderr);
-	return -1;
-}
+#define usage_error(...) nl_flags_usage_error("nodelet", __VA_ARGS__)
 
 /* Go's strconv.ParseBool, as flag.Bool accepts. */
 static int parse_bool(int *out, const char *s)
@@ -206,13 +195,14 @@ static int parse_one(nl_cli_options *o, int c, const char *arg)
 		if (nl_nodelet_config_parse_content_type_flag(f, arg, &err) != 0)
 			return usage_error("invalid --kube-api-content-type: %s", err.msg);
 		return 0;
-	case 'v':
-		/* klog accepts -v=4 too. */
-		if (parse_int(&n, arg[0] == '=' ? arg + 1 : arg, 0, INT32_MAX) != 0)
-			return usage_error("invalid value \"%s\" for -v", arg);
-		f->log_verbosity = (int32_t)n;
+	case 'v': {
+		int v;
+		if (nl_flags_parse_verbosity("nodelet", arg, INT32_MAX, &v) != 0)
+			return -1;
+		f->log_verbosity = v;
 		f->set |= NL_NC_LOG_VERBOSITY;
 		return 0;
+	}
 	default:
 		return usage_error("unknown flag");
 	}
@@ -253,10 +243,8 @@ int nl__cli_parse(nl_cli_options *o, int argc, char **argv)
 			printf("nodelet %s\n", PACKAGE_VERSION);
 			return 1;
 		}
-		if (c == '?')
-			return usage_error("unknown flag \"%s\"", argv[optind - 1]);
-		if (c == ':')
-			return usage_error("flag needs an argument: %s", argv[optind - 1]);
+		if (c == '?' || c == ':')
+			return nl_flags_getopt_error("nodelet", c, argv, optind, optopt);
 		if (parse_one(o, c, optarg) != 0)
 			return -1;
 	}

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <nodelet/errors.h>
+#include <nodelet/flags.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -114,13 +115,16 @@ static void usage(FILE *f)
 	    MOCK_VERSION_MAJOR, MOCK_VERSION_MINOR, MOCK_DEFAULT_MAX_BODY);
 }
 
+/* Every flag problem is one line and the pointer to --help. */
+#define flag_error(...) nl_flags_usage_error("nodelet-mockapi", __VA_ARGS__)
+
 static int parse_uint(const char *flag, const char *s, unsigned long max, unsigned long *out)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
 	if (!*s || *end || errno || v > max || s[0] == '-') {
-		fprintf(stderr, "nodelet-mockapi: invalid value \"%s\" for --%s\n", s, flag);
+		flag_error("invalid value \"%s\" for --%s", s, flag);
 		return -1;
 	}
 	*out = v;
@@ -161,10 +165,9 @@ static int parse_duration(const char *flag, const char *s, int64_t *out)
 	*out = (int64_t)total;
 	return 0;
 bad:
-	fprintf(stderr,
-	        "nodelet-mockapi: invalid value \"%s\" for --%s: want a duration such as 50s, "
-	        "1m30s or 500ms\n",
-	        s, flag);
+	flag_error("invalid value \"%s\" for --%s: want a duration such as 50s, "
+	           "1m30s or 500ms",
+	           s, flag);
 	return -1;
 }
 
@@ -308,8 +311,7 @@ static int parse_bool(const char *flag, const char *s, int *out)
 			return 0;
 		}
 	}
-	fprintf(stderr, "nodelet-mockapi: invalid value \"%s\" for --%s: want true or false\n", s,
-	        flag);
+	flag_error("invalid value \"%s\" for --%s: want true or false", s, flag);
 	return -1;
 }
 
@@ -367,8 +369,7 @@ static int access_flag(int c, const char *arg, mock_options *o)
 	default:
 		/* MHD needs room for its own buffers beyond the head. */
 		if (parse_uint("max-header-bytes", arg, 64ul * 1024 * 1024, &v) != 0 || v < 4096) {
-			fprintf(stderr,
-			        "nodelet-mockapi: --max-header-bytes must be at least 4096\n");
+			flag_error("--max-header-bytes must be at least 4096");
 			return -1;
 		}
 		o->max_header_bytes = v;
@@ -384,17 +385,16 @@ static int state_flag(int c, const char *arg, mock_options *o)
 	switch (c) {
 	case OPT_STATE_FILE:
 		if (!*arg) {
-			fprintf(stderr, "nodelet-mockapi: --state-file needs a path\n");
+			flag_error("--state-file needs a path");
 			return -1;
 		}
 		o->state_file = arg;
 		return 0;
 	case OPT_SYNC_WRITES:
 		if (mock_sync_mode_parse(arg, &mode) != 0) {
-			fprintf(stderr,
-			        "nodelet-mockapi: invalid value \"%s\" for --sync-writes: want "
-			        "always, batch or never\n",
-			        arg);
+			flag_error("invalid value \"%s\" for --sync-writes: want "
+			           "always, batch or never",
+			           arg);
 			return -1;
 		}
 		o->sync_writes = (int)mode;
@@ -403,8 +403,7 @@ static int state_flag(int c, const char *arg, mock_options *o)
 		if (parse_duration("sync-interval", arg, &usec) != 0)
 			return -1;
 		if (usec < 1000 || usec > 3600 * 1000000LL) {
-			fprintf(stderr,
-			        "nodelet-mockapi: --sync-interval must be between 1ms and 1h\n");
+			flag_error("--sync-interval must be between 1ms and 1h");
 			return -1;
 		}
 		o->sync_interval_ms = (unsigned)(usec / 1000);
@@ -427,8 +426,7 @@ static int timeout_flag(int c, const char *arg, mock_options *o)
 	if (parse_duration(names[i], arg, &usec) != 0)
 		return -1;
 	if (usec > 86400 * 1000000LL || (usec > 0 && usec < 1000)) {
-		fprintf(stderr, "nodelet-mockapi: --%s must be 0 or between 1ms and 24h\n",
-		        names[i]);
+		flag_error("--%s must be 0 or between 1ms and 24h", names[i]);
 		return -1;
 	}
 	*fields[i] = (unsigned)(usec / 1000);
@@ -440,8 +438,9 @@ static int parse_flags(int argc, char **argv, mock_options *o, const char **fixt
 {
 	unsigned long v;
 	int c;
+	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "v:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_BIND:
 			o->bind_address = optarg;
@@ -453,8 +452,7 @@ static int parse_flags(int argc, char **argv, mock_options *o, const char **fixt
 			break;
 		case OPT_FIXTURES:
 			if (o->nfixtures == MAX_FIXTURES) {
-				fprintf(stderr, "nodelet-mockapi: at most %d --fixtures\n",
-				        MAX_FIXTURES);
+				flag_error("at most %d --fixtures", MAX_FIXTURES);
 				return -1;
 			}
 			fixtures[o->nfixtures++] = optarg;
@@ -544,9 +542,9 @@ static int parse_flags(int argc, char **argv, mock_options *o, const char **fixt
 			o->threads = (unsigned)v;
 			break;
 		case 'v':
-			if (parse_uint("v", optarg, 10, &v) != 0)
+			if (nl_flags_parse_verbosity("nodelet-mockapi", optarg, 10,
+			                             &o->verbosity) != 0)
 				return -1;
-			o->verbosity = (int)v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -555,13 +553,16 @@ static int parse_flags(int argc, char **argv, mock_options *o, const char **fixt
 			printf("nodelet-mockapi %s (Kubernetes %s)\n", PACKAGE_VERSION,
 			       MOCK_GIT_VERSION);
 			return 1;
+		case '?':
+		case ':':
+			return nl_flags_getopt_error("nodelet-mockapi", c, argv, optind, optopt);
 		default:
 			usage(stderr);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "nodelet-mockapi: unexpected argument \"%s\"\n", argv[optind]);
+		flag_error("unexpected argument \"%s\"", argv[optind]);
 		return -1;
 	}
 	o->fixtures = fixtures;
