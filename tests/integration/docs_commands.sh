@@ -6,7 +6,9 @@
 #   <!-- long-running: SECONDS -->    passes when it is still running after
 #                                     SECONDS (a server, `kubectl get -w`)
 # README's test command is skipped: CI's readme-tests stage runs it as
-# written. Servers a block leaves in the background are stopped after it.
+# written. A block that leaves a process running fails (long-running ones
+# are stopped at their limit). PATH is not changed: commands name the
+# programs by their build path or as `make install` puts them.
 # The build and the demo take minutes, so this is a CI stage (.ci/run
 # "docs"), not part of make check.
 #
@@ -75,9 +77,9 @@ else
 	cp -a "$src/." "$copy/"
 fi
 
-# Commands name the programs as installed (nodelet, nodelet-mockapi) or by
-# their build path; both work.
-export PATH="$copy/mockapi:$copy/client:$PATH"
+# PATH stays the user's: a block that names a program without its build
+# path (mockapi/nodelet-mockapi, client/nodelet) fails here as it would for
+# a reader who has not run `make install`.
 failed=()
 for m in "$blocks"/*.meta; do
 	IFS="$(printf '\t')" read -r where mode arg <"$m"
@@ -111,7 +113,14 @@ for m in "$blocks"/*.meta; do
 	else
 		wait "$pid"
 		rc=$?
-		kill -TERM -- -"$pid" 2>/dev/null # background servers
+		# A block must stop what it started in the background.
+		left=$(pgrep -s "$pid" -a 2>/dev/null)
+		if [ -n "$left" ]; then
+			echo "::: $where left processes running:"
+			echo "$left" | sed 's/^/      /'
+			[ $rc -eq 0 ] && rc=125
+			kill -TERM -- -"$pid" 2>/dev/null
+		fi
 	fi
 	if [ $rc -eq 0 ]; then
 		echo "::: ok $where ($((SECONDS - t0))s)"
