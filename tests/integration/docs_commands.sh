@@ -113,8 +113,13 @@ for m in "$blocks"/*.meta; do
 	else
 		wait "$pid"
 		rc=$?
-		# A block must stop what it started in the background.
-		left=$(pgrep -s "$pid" -a 2>/dev/null)
+		# A block must stop what it started in the background (a server
+		# it signalled gets a few seconds to exit; zombies are gone).
+		for _ in $(seq 30); do
+			left=$(ps -o pid=,stat=,args= -s "$pid" 2>/dev/null | awk '$2 !~ /^Z/')
+			[ -z "$left" ] && break
+			sleep 0.1
+		done
 		if [ -n "$left" ]; then
 			echo "::: $where left processes running:"
 			echo "$left" | sed 's/^/      /'
