@@ -17,6 +17,7 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config ca-certificates curl \
 	libmicrohttpd-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev libcunit1-dev libgnutls28-dev zlib1g-dev \
+	libsystemd-dev dbus-daemon \
 	valgrind cppcheck clang-format protobuf-compiler \
 	golang-go python3-pytest python3-kubernetes nodejs
 sh "$(dirname "$0")/install-client-deps.sh"

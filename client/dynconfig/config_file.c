@@ -148,6 +148,17 @@ static int decode_transition_period(nl_nodelet_config *c, json_object *v, nl_err
 	                       "evictionPressureTransitionPeriod", err);
 }
 
+static int decode_shutdown_grace(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	return decode_duration(&c->shutdown_grace_period_usec, v, "shutdownGracePeriod", err);
+}
+
+static int decode_shutdown_grace_critical(nl_nodelet_config *c, json_object *v, nl_err *err)
+{
+	return decode_duration(&c->shutdown_grace_period_critical_pods_usec, v,
+	                       "shutdownGracePeriodCriticalPods", err);
+}
+
 static int taint_string(char **out, json_object *t, const char *key, nl_err *err)
 {
 	char field[64];
@@ -223,6 +234,9 @@ static const struct {
     {"evictionHard", NL_NC_EVICTION_HARD, decode_eviction_hard},
     {"evictionPressureTransitionPeriod", NL_NC_EVICTION_PRESSURE_TRANSITION_PERIOD,
      decode_transition_period},
+    {"shutdownGracePeriod", NL_NC_SHUTDOWN_GRACE_PERIOD, decode_shutdown_grace},
+    {"shutdownGracePeriodCriticalPods", NL_NC_SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS,
+     decode_shutdown_grace_critical},
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -369,7 +383,10 @@ static json_object *taints_json(const nl_nodelet_config *c)
 json_object *nl_nodelet_config_to_json(const nl_nodelet_config *c)
 {
 	char freq[NL_DURATION_BUFSZ], upd[NL_DURATION_BUFSZ], period[NL_DURATION_BUFSZ];
+	char grace[NL_DURATION_BUFSZ], critical[NL_DURATION_BUFSZ];
 	json_object *o = json_object_new_object();
+	nl_duration_format(grace, c->shutdown_grace_period_usec);
+	nl_duration_format(critical, c->shutdown_grace_period_critical_pods_usec);
 	nl_duration_format(freq, c->node_status_report_frequency_usec);
 	nl_duration_format(upd, c->node_status_update_frequency_usec);
 	nl_duration_format(period, c->eviction_pressure_transition_period_usec);
@@ -388,7 +405,9 @@ json_object *nl_nodelet_config_to_json(const nl_nodelet_config *c)
 	                                   ? nl_content_type_name(c->content_type)
 	                                   : "")) != 0 ||
 	    add(o, "evictionHard", map_json(c->eviction_hard, c->n_eviction_hard)) != 0 ||
-	    add(o, "evictionPressureTransitionPeriod", json_object_new_string(period)) != 0) {
+	    add(o, "evictionPressureTransitionPeriod", json_object_new_string(period)) != 0 ||
+	    add(o, "shutdownGracePeriod", json_object_new_string(grace)) != 0 ||
+	    add(o, "shutdownGracePeriodCriticalPods", json_object_new_string(critical)) != 0) {
 		json_object_put(o);
 		return NULL;
 	}

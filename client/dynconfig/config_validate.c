@@ -126,6 +126,33 @@ static void check_positive_duration(ferrs *e, const char *field, int64_t usec)
 	}
 }
 
+/* kubelet's checks of the two shutdown fields (its validation.go, with the
+ * GracefulNodeShutdown gate on, as it is by default): Go prints a
+ * metav1.Duration with %v as "{30s}". */
+static void check_shutdown(ferrs *e, const nl_nodelet_config *c)
+{
+	char g[NL_DURATION_BUFSZ], k[NL_DURATION_BUFSZ];
+	int64_t grace = c->shutdown_grace_period_usec;
+	int64_t crit = c->shutdown_grace_period_critical_pods_usec;
+	nl_duration_format(g, grace);
+	nl_duration_format(k, crit);
+	if (crit > grace)
+		push(e,
+		     "invalid configuration: shutdownGracePeriodCriticalPods {%s} must be <= "
+		     "shutdownGracePeriod {%s}",
+		     k, g);
+	if (grace < 0 || (grace > 0 && grace < NL_USEC_PER_SEC))
+		push(e,
+		     "invalid configuration: shutdownGracePeriod {%s} must be either zero or "
+		     "otherwise >= 1 sec",
+		     g);
+	if (crit < 0 || (crit > 0 && crit < NL_USEC_PER_SEC))
+		push(e,
+		     "invalid configuration: shutdownGracePeriodCriticalPods {%s} must be either "
+		     "zero or otherwise >= 1 sec",
+		     k);
+}
+
 int nl_nodelet_config_validate(const nl_nodelet_config *c, nl_err *err)
 {
 	ferrs e = {.n = 0};
@@ -144,6 +171,7 @@ int nl_nodelet_config_validate(const nl_nodelet_config *c, nl_err *err)
 	check_eviction_hard(&e, c);
 	check_positive_duration(&e, "evictionPressureTransitionPeriod",
 	                        c->eviction_pressure_transition_period_usec);
+	check_shutdown(&e, c);
 	int rc = 0;
 	if (e.oom)
 		rc = nl_err_set(err, NL_ENOMEM, "out of memory");

@@ -159,7 +159,10 @@ int nl_nodelet_config_equal(const nl_nodelet_config *a, const nl_nodelet_config 
 	    a->n_register_with_taints != b->n_register_with_taints ||
 	    a->eviction_pressure_transition_period_usec !=
 	        b->eviction_pressure_transition_period_usec ||
-	    a->n_eviction_hard != b->n_eviction_hard)
+	    a->n_eviction_hard != b->n_eviction_hard ||
+	    a->shutdown_grace_period_usec != b->shutdown_grace_period_usec ||
+	    a->shutdown_grace_period_critical_pods_usec !=
+	        b->shutdown_grace_period_critical_pods_usec)
 		return 0;
 	for (size_t i = 0; i < a->n_eviction_hard; i++)
 		if (strcmp(a->eviction_hard[i].key, b->eviction_hard[i].key) != 0 ||
@@ -210,6 +213,11 @@ int nl_nodelet_config_apply_flags(nl_nodelet_config *dst, const nl_nodelet_confi
 	if (flags->set & NL_NC_EVICTION_PRESSURE_TRANSITION_PERIOD)
 		dst->eviction_pressure_transition_period_usec =
 		    flags->eviction_pressure_transition_period_usec;
+	if (flags->set & NL_NC_SHUTDOWN_GRACE_PERIOD)
+		dst->shutdown_grace_period_usec = flags->shutdown_grace_period_usec;
+	if (flags->set & NL_NC_SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS)
+		dst->shutdown_grace_period_critical_pods_usec =
+		    flags->shutdown_grace_period_critical_pods_usec;
 	if (flags->set & NL_NC_EVICTION_HARD) {
 		free_labels(dst->eviction_hard, dst->n_eviction_hard);
 		dst->eviction_hard = eviction;

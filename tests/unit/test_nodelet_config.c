@@ -342,7 +342,8 @@ static void test_nodelet_config__copy_equal_and_json_round_trip(void)
 	       "\"contentType\":\"application/vnd.kubernetes.protobuf\","
 	       "\"evictionHard\":{\"memory.available\":\"100Mi\",\"nodefs.available\":\"10%\","
 	       "\"nodefs.inodesFree\":\"5%\",\"imagefs.available\":\"15%\"},"
-	       "\"evictionPressureTransitionPeriod\":\"5m0s\"}");
+	       "\"evictionPressureTransitionPeriod\":\"5m0s\","
+	       "\"shutdownGracePeriod\":\"0s\",\"shutdownGracePeriodCriticalPods\":\"0s\"}");
 	const char *text = json_object_to_json_string(j);
 	CU_ASSERT_EQUAL(nl_nodelet_config_parse(&c, text, strlen(text), "<json>", NULL), 0);
 	CU_ASSERT_TRUE(c && nl_nodelet_config_equal(a, c));
@@ -480,7 +481,52 @@ static void test_nodelet_config__eviction_fields(void)
 	            "test.yaml: time: invalid duration \"soon\"");
 }
 
+/* kubelet's shutdownGracePeriod and shutdownGracePeriodCriticalPods: 0
+ * (off) by default, Go durations, kubelet's validation texts. */
+static void test_nodelet_config__shutdown_fields(void)
+{
+	nl_nodelet_config *c = parse_ok(HEAD), *d = NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->shutdown_grace_period_usec, 0);
+	CU_ASSERT_EQUAL(c->shutdown_grace_period_critical_pods_usec, 0);
+	nl_nodelet_config_free(c);
+
+	c = parse_ok(HEAD "shutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(c->shutdown_grace_period_usec, INT64_C(30000000));
+	CU_ASSERT_EQUAL(c->shutdown_grace_period_critical_pods_usec, INT64_C(10000000));
+	CU_ASSERT_TRUE(c->set & NL_NC_SHUTDOWN_GRACE_PERIOD);
+	CU_ASSERT_TRUE(c->set & NL_NC_SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS);
+	CU_ASSERT_EQUAL(nl_nodelet_config_validate(c, NULL), 0);
+	d = parse_ok(HEAD);
+	CU_ASSERT_FALSE(nl_nodelet_config_equal(c, d));
+	CU_ASSERT_EQUAL(nl_nodelet_config_apply_flags(d, c), 0);
+	CU_ASSERT_TRUE(nl_nodelet_config_equal(c, d));
+	d->shutdown_grace_period_critical_pods_usec = 0;
+	CU_ASSERT_FALSE(nl_nodelet_config_equal(c, d));
+	nl_nodelet_config_free(d);
+	nl_nodelet_config_free(c);
+
+	validate(HEAD "shutdownGracePeriod: 1s\nshutdownGracePeriodCriticalPods: 2s\n",
+	         "invalid configuration: shutdownGracePeriodCriticalPods {2s} must be <= "
+	         "shutdownGracePeriod {1s}");
+	validate(HEAD "shutdownGracePeriod: 1ms\n",
+	         "invalid configuration: shutdownGracePeriod {1ms} must be either zero or "
+	         "otherwise >= 1 sec");
+	validate(HEAD "shutdownGracePeriod: 5s\nshutdownGracePeriodCriticalPods: 1ms\n",
+	         "invalid configuration: shutdownGracePeriodCriticalPods {1ms} must be either "
+	         "zero or otherwise >= 1 sec");
+	validate(HEAD "shutdownGracePeriod: -1s\n",
+	         "[invalid configuration: shutdownGracePeriodCriticalPods {0s} must be <= "
+	         "shutdownGracePeriod {-1s}, invalid configuration: shutdownGracePeriod {-1s} "
+	         "must be either zero or otherwise >= 1 sec]");
+	parse_fails(HEAD "shutdownGracePeriod: 30\n", NL_EPARSE,
+	            "test.yaml: json: cannot unmarshal number into Go struct field "
+	            "NodeletConfiguration.shutdownGracePeriod of type string");
+}
+
 static CU_TestInfo tests[] = {
+    {"shutdown_fields", test_nodelet_config__shutdown_fields},
     {"eviction_fields", test_nodelet_config__eviction_fields},
     {"defaults_when_absent", test_nodelet_config__defaults_when_absent},
     {"update_frequency_defaults_the_report_one",

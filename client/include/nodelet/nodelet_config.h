@@ -48,6 +48,8 @@ enum {
 	NL_NC_NODE_STATUS_UPDATE_FREQUENCY = 1u << 7,
 	NL_NC_EVICTION_HARD = 1u << 8,
 	NL_NC_EVICTION_PRESSURE_TRANSITION_PERIOD = 1u << 9,
+	NL_NC_SHUTDOWN_GRACE_PERIOD = 1u << 10,
+	NL_NC_SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS = 1u << 11,
 };
 
 typedef struct {
@@ -91,6 +93,14 @@ typedef struct {
 	/* evictionPressureTransitionPeriod, default 5m: how long a pressure
 	 * condition stays True after its threshold was last met. */
 	int64_t eviction_pressure_transition_period_usec;
+	/* shutdownGracePeriod, default 0 = off (kubelet's default): above 0
+	 * the agent holds a systemd-logind delay inhibitor lock and reports
+	 * Ready=False when the machine shuts down (docs/agent.md). Their sum
+	 * with shutdownGracePeriodCriticalPods is what kubelet asks logind's
+	 * InhibitDelayMaxSec for; the critical part is kept because kubelet
+	 * has it, and must not exceed the whole. */
+	int64_t shutdown_grace_period_usec;
+	int64_t shutdown_grace_period_critical_pods_usec;
 	/* NL_NC_* bits of the fields given explicitly. Registration checks
 	 * NL_NC_REGISTER_WITH_TAINTS to decide whether its default taint
 	 * applies. */
