@@ -23,8 +23,23 @@ typedef struct {
 	int64_t deadline_ms; /* libcurl's timeout on the monotonic clock; -1 none */
 } multi_slot;
 
+/* A watched descriptor. Its epoll data is (NMULTI << 32 | id), never a
+ * pointer: an event read in the same step as its removal finds no watch
+ * with that id and is dropped. */
+struct nl_loop_watch {
+	nl_loop *loop;
+	int fd;
+	uint32_t id;
+	uint32_t events;
+	nl_loop_watch_fn fn;
+	void *payload;
+	nl_loop_watch *next;
+};
+
 struct nl_loop {
 	int epfd;
+	nl_loop_watch *fds; /* watched descriptors, newest first; few */
+	uint32_t next_fd_id;
 	multi_slot m[NMULTI];
 	nl_clock *clock;
 	int own_clock;
@@ -152,6 +167,8 @@ void nl_loop_free(nl_loop *l)
 	if (!l)
 		return;
 	free_graveyard(l);
+	while (l->fds)
+		nl_loop_watch_remove(l->fds);
 	for (int i = 0; i < NMULTI; i++)
 		if (l->m[i].multi)
 			curl_multi_cleanup(l->m[i].multi);
@@ -315,13 +332,84 @@ int nl_loop_timeout_ms(nl_loop *l)
 	return w > 0x7fffffff ? 0x7fffffff : (int)w;
 }
 
+/* --- watched descriptors -------------------------------------------------- */
+
+static uint64_t fd_key(const nl_loop_watch *w)
+{
+	return (uint64_t)NMULTI << 32 | w->id;
+}
+
+int nl_loop_watch_add(nl_loop_watch **out, nl_loop *l, int fd, uint32_t events, nl_loop_watch_fn fn,
+                   void *payload)
+{
+	nl_loop_watch *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NL_ENOMEM;
+	*w = (nl_loop_watch){l, fd, ++l->next_fd_id, events, fn, payload, l->fds};
+	struct epoll_event ev = {.events = events, .data.u64 = fd_key(w)};
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		free(w);
+		return NL_ERROR;
+	}
+	l->fds = w;
+	*out = w;
+	return 0;
+}
+
+int nl_loop_watch_set_events(nl_loop_watch *w, uint32_t events)
+{
+	struct epoll_event ev = {.events = events, .data.u64 = fd_key(w)};
+	if (events == w->events)
+		return 0;
+	if (epoll_ctl(w->loop->epfd, EPOLL_CTL_MOD, w->fd, &ev) != 0)
+		return NL_ERROR;
+	w->events = events;
+	return 0;
+}
+
+void nl_loop_watch_remove(nl_loop_watch *w)
+{
+	if (!w)
+		return;
+	nl_loop_watch **p = &w->loop->fds;
+	while (*p && *p != w)
+		p = &(*p)->next;
+	if (*p)
+		*p = w->next;
+	epoll_ctl(w->loop->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	free(w);
+}
+
+/* Run the watch an event is for, if it is still there and wants it. */
+static int fd_event(nl_loop *l, uint32_t id, uint32_t events)
+{
+	for (nl_loop_watch *w = l->fds; w; w = w->next) {
+		if (w->id != id)
+			continue;
+		if (!w->events)
+			return 0;
+		w->fn(w->fd, events, w->payload);
+		return 1;
+	}
+	return 0;
+}
+
 /* Wait for network events (or, with nothing in flight, on the clock). */
 static int wait_events(nl_loop *l, int timeout_ms, struct epoll_event *evs)
 {
 	int64_t wait = next_wait_usec(l);
 	if (timeout_ms >= 0 && (wait < 0 || wait > (int64_t)timeout_ms * 1000))
 		wait = (int64_t)timeout_ms * 1000;
-	if (l->active == 0) {
+	/* A fake clock with watched descriptors: serve the ready ones at this
+	 * virtual time, else jump as below; with no timer at all, wait for
+	 * them for real. */
+	if (l->active == 0 && l->fds && nl_clock_advance(l->clock, 0) == 0) {
+		int n = epoll_wait(l->epfd, evs, MAX_EVENTS, 0);
+		if (n != 0 || wait == 0)
+			return n < 0 ? (errno == EINTR ? 0 : NL_ERROR) : n;
+		if (wait > 0 && nl_clock_next_deadline(&(int64_t){0}, l->clock) == 0)
+			return nl_clock_advance(l->clock, wait) == 0 ? 0 : NL_ERROR;
+	} else if (l->active == 0 && !l->fds) {
 		if (wait <= 0)
 			return 0;
 		/* A fake clock jumps (firing its timers on the way is left to
@@ -349,6 +437,10 @@ int nl_loop_step(nl_loop *l, int timeout_ms)
 		return nev;
 	}
 	for (int i = 0; i < nev; i++) {
+		if ((evs[i].data.u64 >> 32) == NMULTI) {
+			n += fd_event(l, (uint32_t)evs[i].data.u64, evs[i].events);
+			continue;
+		}
 		multi_slot *ms = &l->m[evs[i].data.u64 >> 32];
 		curl_socket_t s = (curl_socket_t)(evs[i].data.u64 & 0xffffffffu);
 		int flags = (evs[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |

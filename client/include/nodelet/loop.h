@@ -70,4 +70,28 @@ int nl_loop_fd(const nl_loop *l);
  * when there is none. */
 int nl_loop_timeout_ms(nl_loop *l);
 
+/* --- other descriptors on the loop --------------------------------------------- */
+
+/* A descriptor the loop watches besides libcurl's (a D-Bus connection, a
+ * timerfd): its callback runs from nl_loop_step when it is ready. While one
+ * is watched, a loop with no transfer in flight waits in epoll rather than
+ * through the clock, so the descriptor wakes it; a fake clock still jumps
+ * to its next timer, but only once no watched descriptor is ready. */
+typedef struct nl_loop_watch nl_loop_watch;
+/* events: what the descriptor is ready for (EPOLLIN, EPOLLOUT, EPOLLERR,
+ * EPOLLHUP). */
+typedef void (*nl_loop_watch_fn)(int fd, uint32_t events, void *payload);
+
+/* Watch fd for events (EPOLLIN and/or EPOLLOUT; 0 = none for now). The fd
+ * stays the caller's; remove the watch before closing it. *out belongs to
+ * the caller: nl_loop_watch_remove, also from its own callback. NL_ENOMEM, or
+ * NL_ERROR when epoll refuses the descriptor. */
+int nl_loop_watch_add(nl_loop_watch **out, nl_loop *l, int fd, uint32_t events, nl_loop_watch_fn fn,
+                   void *payload);
+/* Change what the watch waits for. 0 or NL_ERROR. */
+int nl_loop_watch_set_events(nl_loop_watch *w, uint32_t events);
+/* Stop watching and free w; an event already read for it is dropped.
+ * Accepts NULL. */
+void nl_loop_watch_remove(nl_loop_watch *w);
+
 #endif
