@@ -260,6 +260,8 @@ static void status_tick(void *payload)
 	if (!a->running || nl_clock_stopped(a->clock))
 		return;
 	int rc = nl_agent_sync_status(a);
+	/* A shutdown waits for this report, whatever its outcome. */
+	nl__agent_shutdown_status_synced(a);
 	if (rc == NL_ECANCELED || !a->running)
 		return;
 	schedule_status(a, next_check(a, rc == 0));
@@ -278,6 +280,12 @@ static void schedule_status(nl_agent *a, int64_t delay)
 		NL_LOG_ERROR("cannot schedule the node status report: out of memory");
 		a->status_timer = 0;
 	}
+}
+
+int nl__agent_status_now(nl_agent *a)
+{
+	schedule_status(a, 0);
+	return a->status_timer != 0;
 }
 
 /* After registration (or without it): report at once when one is owed,
@@ -334,6 +342,8 @@ int nl_agent_start(nl_agent *a)
 	}
 	if ((rc = nl_lease_controller_start(a->lease)) != 0)
 		goto fail;
+	if (a->config->shutdown_grace_period_usec > 0 && (rc = nl__agent_shutdown_start(a)) != 0)
+		goto fail;
 	return 0;
 fail:
 	nl_agent_stop(a);
@@ -345,6 +355,7 @@ void nl_agent_stop(nl_agent *a)
 	if (!a->running)
 		return;
 	a->running = 0;
+	nl__agent_shutdown_stop(a);
 	cancel(a, &a->register_timer);
 	cancel(a, &a->status_timer);
 	nl_lease_controller_stop(a->lease);
@@ -381,8 +392,16 @@ int nl_agent_set_config(nl_agent *a, const nl_nodelet_config *cfg)
 	int rc = nl_nodelet_config_copy(&copy, cfg);
 	if (rc != 0)
 		return rc;
+	int restart_shutdown = a->running && (a->config->shutdown_grace_period_usec !=
+	                                      copy->shutdown_grace_period_usec);
 	nl_nodelet_config_free(a->config);
 	a->config = copy;
+	/* kubelet restarts on a new configuration: the manager starts anew. */
+	if (restart_shutdown) {
+		nl__agent_shutdown_stop(a);
+		if (copy->shutdown_grace_period_usec > 0 && nl__agent_shutdown_start(a) != 0)
+			NL_LOG_ERROR("cannot start the node shutdown manager: out of memory");
+	}
 	nl__agent_thresholds_load(a);
 	nl_lease_controller_set_lease_duration(a->lease, cfg->lease_duration_seconds);
 	/* The server may show the old configuration's effects: compare now. */
@@ -427,6 +446,11 @@ const char *nl_agent_lease_resource_version(const nl_agent *a)
 {
 	json_object *lease = nl_lease_controller_latest(a->lease);
 	return lease ? nl_meta_resource_version(lease) : NULL;
+}
+
+int nl_agent_shutting_down(const nl_agent *a)
+{
+	return a->shutting_down;
 }
 
 int nl_agent_registered(const nl_agent *a)

@@ -119,6 +119,10 @@ static void self_check(nl_agent *a)
 		         a->state_dirs[i], strerror(e));
 		add_error(a, &n, &used, one);
 	}
+	/* kubelet's ReadyCondition: the shutdown manager's error after the
+	 * runtime's, network's and storage's, before missing capacity. */
+	if (a->shutting_down)
+		add_error(a, &n, &used, NL_SHUTDOWN_NOT_READY_MESSAGE);
 	missing_capacity(one, sizeof(one), a);
 	if (one[0])
 		add_error(a, &n, &used, one);

@@ -6,6 +6,8 @@
 #include <nodelet/agent.h>
 #include <nodelet/lease_controller.h>
 
+typedef struct nl__shutdown nl__shutdown;
+
 struct nl_agent {
 	char *node_name;
 	nl_clock *clock;
@@ -61,6 +63,13 @@ struct nl_agent {
 	int under_pressure[NL_PRESSURE_COUNT];
 	int64_t ephemeral_storage_bytes; /* the root filesystem's size; 0 = unknown */
 	char not_ready[512];             /* the self-check's errors; "" = Ready */
+
+	/* Graceful node shutdown (node_shutdown.c); NULL = off. */
+	nl__shutdown *shutdown;
+	/* PrepareForShutdown(true) seen and not cancelled: Ready is False. */
+	int shutting_down;
+	/* The inhibitor lock goes once the next status sync is done. */
+	int shutdown_release_owed;
 };
 
 /* The on-repeated-heartbeat-failure hook: close the client's connections. */
@@ -85,6 +94,17 @@ int nl__agent_set_conditions(json_object *node, const nl_agent *a, int64_t now);
 int64_t nl__agent_eviction_reservation(const nl_agent *a, nl_eviction_signal s, int64_t capacity);
 /* The condition types set by nl__agent_set_conditions, in that order. */
 extern const char *const nl__agent_condition_types[4];
+
+/* Run a status sync from the clock at once; 1 when one is scheduled, 0
+ * when the agent reports none (not running, not registered). */
+int nl__agent_status_now(nl_agent *a);
+/* The node shutdown manager (node_shutdown.c): started by nl_agent_start
+ * when shutdownGracePeriod > 0; its failures are logged, never fatal.
+ * NL_ENOMEM. */
+int nl__agent_shutdown_start(nl_agent *a);
+void nl__agent_shutdown_stop(nl_agent *a);
+/* A status sync ended: release the lock if a shutdown waits for it. */
+void nl__agent_shutdown_status_synced(nl_agent *a);
 
 /* status.* fields this agent reports (conditions excluded) into status. */
 int nl__agent_fill_status(json_object *status, const nl_agent *a);

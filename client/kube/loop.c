@@ -340,7 +340,7 @@ static uint64_t fd_key(const nl_loop_watch *w)
 }
 
 int nl_loop_watch_add(nl_loop_watch **out, nl_loop *l, int fd, uint32_t events, nl_loop_watch_fn fn,
-                   void *payload)
+                      void *payload)
 {
 	nl_loop_watch *w = calloc(1, sizeof(*w));
 	if (!w)

@@ -179,7 +179,8 @@ static void test_loop_watch__callback_removes_itself(void)
 }
 
 static CU_TestInfo tests[] = {
-    {"readable_descriptor_runs_its_callback", test_loop_watch__readable_descriptor_runs_its_callback},
+    {"readable_descriptor_runs_its_callback",
+     test_loop_watch__readable_descriptor_runs_its_callback},
     {"fake_clock_serves_a_ready_descriptor_before_jumping",
      test_loop_watch__fake_clock_serves_a_ready_descriptor_before_jumping},
     {"real_wait_ends_when_the_descriptor_is_ready",

@@ -34,6 +34,11 @@
 /* Ready False when a self-check fails (kubelet: KubeletNotReady, the
  * errors as the message). */
 #define NL_AGENT_NOT_READY_REASON "NodeletNotReady"
+/* Graceful node shutdown: the inhibitor's why (kubelet's "Kubelet needs
+ * time to handle node shutdown"), and the Ready error while the node
+ * shuts down (kubelet's nodeshutdown ShutdownStatus). */
+#define NL_SHUTDOWN_INHIBIT_WHY "Nodelet needs time to handle node shutdown"
+#define NL_SHUTDOWN_NOT_READY_MESSAGE "node is shutting down"
 /* State directories checked by the Ready self-check, at most. */
 #define NL_AGENT_MAX_STATE_DIRS 4
 /* kubelet's nodeStatusUpdateRetry: status attempts per sync. */
@@ -185,6 +190,14 @@ int nl_agent_run(nl_agent *a);
 /* Stop the clock, from any thread (not from a signal handler: forward the
  * signal, see nl_clock_stop): nl_agent_run returns, sleeps end. */
 void nl_agent_shutdown(nl_agent *a);
+
+/* Whether the node shutdown manager holds its systemd-logind delay
+ * inhibitor lock now (shutdownGracePeriod > 0, logind reachable, no
+ * shutdown under way). */
+int nl_agent_shutdown_lock_held(const nl_agent *a);
+/* Whether logind announced a shutdown (PrepareForShutdown(true)) that was
+ * not cancelled: Ready is False "node is shutting down". */
+int nl_agent_shutting_down(const nl_agent *a);
 
 /* --- one step at a time (tests, the scenario runner, --once) -------------- */
 

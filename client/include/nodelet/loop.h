@@ -87,7 +87,7 @@ typedef void (*nl_loop_watch_fn)(int fd, uint32_t events, void *payload);
  * the caller: nl_loop_watch_remove, also from its own callback. NL_ENOMEM, or
  * NL_ERROR when epoll refuses the descriptor. */
 int nl_loop_watch_add(nl_loop_watch **out, nl_loop *l, int fd, uint32_t events, nl_loop_watch_fn fn,
-                   void *payload);
+                      void *payload);
 /* Change what the watch waits for. 0 or NL_ERROR. */
 int nl_loop_watch_set_events(nl_loop_watch *w, uint32_t events);
 /* Stop watching and free w; an event already read for it is dropped.
