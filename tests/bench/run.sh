@@ -617,22 +617,26 @@ bench_heartbeat() {
 
 # ---------------------------------------------------------------------------
 # 5. The agent's private memory in steady state: nodelet against the mock,
-#    renewing every 2 s (8 s lease), sampled after a few renewals.
-bench_agent() {
-	local agent=$builddir/client/nodelet
-	if [ ! -x "$agent" ]; then
-		not_yet 5 "nodelet private memory" "no agent binary (client/nodelet) is built"
-		return
-	fi
-	say "== 5. nodelet private memory"
-	start_mock --kubeconfig-out "$tmp/kubeconfig" || return
-	local m_pid=$mock_pid
-	local lease=$mock_url/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/bench-agent
-	"$agent" --kubeconfig "$tmp/kubeconfig" --node-name bench-agent --lease-duration-seconds 8 \
-		>"$tmp/agent.out" 2>"$tmp/agent.err" &
+#    renewing every 2 s (8 s lease), sampled after a few renewals; once
+#    plain, once with everything on (the anchor is the plain run).
+
+# agent_memory NODE ARGS...: start nodelet for NODE with ARGS against
+# $mock_url, wait for its Lease, let it renew, sample its memory (the
+# largest of three samples) into am_anon, am_priv (Private_Clean +
+# Private_Dirty of smaps_rollup), am_dirty (Private_Dirty alone), am_rss;
+# am_renewing; am_err when it did not come up. Private_Clean is mostly
+# library pages no other process maps at that moment, so it moves with
+# whatever else runs on the machine (docs/performance.md).
+agent_memory() {
+	local node=$1 agent=$builddir/client/nodelet
+	shift
+	local lease=$mock_url/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/$node
+	"$agent" --kubeconfig "$tmp/kubeconfig" --node-name "$node" --lease-duration-seconds 8 "$@" \
+		>"$tmp/$node.out" 2>"$tmp/$node.err" &
 	local a_pid=$!
 	pids+=("$a_pid")
-	local i first='' last='' anon=0 rss=0 priv=0 v
+	local i first='' last='' v
+	am_anon=0 am_rss=0 am_priv=0 am_dirty=0 am_renewing=yes am_err=
 	for i in $(seq 1 100); do
 		first=$(curl -sf "$lease" | sed -n 's/.*"renewTime":"\([^"]*\)".*/\1/p')
 		[ -n "$first" ] && break
@@ -640,31 +644,98 @@ bench_agent() {
 		sleep 0.1
 	done
 	if [ -z "$first" ]; then
-		# The agent is work in progress elsewhere: say why, do not fail.
-		not_yet 5 "nodelet private memory" "the agent did not create its Lease: $(head -c 200 "$tmp/agent.err" | tr '\n|' '  ')"
+		am_err="the agent did not create its Lease: $(head -c 200 "$tmp/$node.err" | tr '\n|' '  ')"
 		stop_pid "$a_pid"
-		stop_pid "$m_pid"
 		return
 	fi
 	sleep 6
 	for i in 1 2 3; do
 		v=$(awk '/^RssAnon:/ { print $2 }' "/proc/$a_pid/status" 2>/dev/null || echo 0)
-		[ "${v:-0}" -gt "$anon" ] && anon=$v
+		[ "${v:-0}" -gt "$am_anon" ] && am_anon=$v
 		v=$(awk '/^VmRSS:/ { print $2 }' "/proc/$a_pid/status" 2>/dev/null || echo 0)
-		[ "${v:-0}" -gt "$rss" ] && rss=$v
+		[ "${v:-0}" -gt "$am_rss" ] && am_rss=$v
 		v=$(awk '/^Private_(Clean|Dirty):/ { t += $2 } END { print t + 0 }' "/proc/$a_pid/smaps_rollup" 2>/dev/null || echo 0)
-		[ "${v:-0}" -gt "$priv" ] && priv=$v
+		[ "${v:-0}" -gt "$am_priv" ] && am_priv=$v
+		v=$(awk '/^Private_Dirty:/ { print $2 }' "/proc/$a_pid/smaps_rollup" 2>/dev/null || echo 0)
+		[ "${v:-0}" -gt "$am_dirty" ] && am_dirty=$v
 		sleep 1
 	done
 	last=$(curl -sf "$lease" | sed -n 's/.*"renewTime":"\([^"]*\)".*/\1/p')
+	[ "$first" != "$last" ] || am_renewing="**no renewal seen**"
 	stop_pid "$a_pid"
-	stop_pid "$m_pid"
-	local renewing=yes
-	[ "$first" != "$last" ] || renewing="**no renewal seen**"
-	say "   nodelet: anonymous $anon KiB, private (incl. file-backed) $priv KiB, RSS $rss KiB; renewing: $renewing"
+}
+
+# A private bus with the stand-in logind on it, for graceful shutdown; sets
+# bus_env to the DBUS_SYSTEM_BUS_ADDRESS assignment, empty when either is
+# missing (the row then says shutdown was off).
+start_fake_logind() {
+	bus_env=
+	[ -x "$bin/bench_logind" ] && command -v dbus-daemon >/dev/null || return 0
+	dbus-daemon --session --nofork --nopidfile --print-address=1 >"$tmp/bus.addr" 2>/dev/null &
+	pids+=("$!")
+	bus_pid=$!
+	local i
+	for i in $(seq 1 50); do [ -s "$tmp/bus.addr" ] && break; sleep 0.1; done
+	[ -s "$tmp/bus.addr" ] || return 0
+	DBUS_SYSTEM_BUS_ADDRESS=$(head -1 "$tmp/bus.addr") "$bin/bench_logind" 30 >"$tmp/logind.out" &
+	pids+=("$!")
+	logind_pid=$!
+	for i in $(seq 1 50); do [ -s "$tmp/logind.out" ] && break; sleep 0.1; done
+	[ -s "$tmp/logind.out" ] && bus_env="DBUS_SYSTEM_BUS_ADDRESS=$(head -1 "$tmp/bus.addr")"
+}
+
+bench_agent() {
+	if [ ! -x "$builddir/client/nodelet" ]; then
+		not_yet 5 "nodelet private memory" "no agent binary (client/nodelet) is built"
+		return
+	fi
+	say "== 5. nodelet private memory"
+	start_mock --kubeconfig-out "$tmp/kubeconfig" || return
+	local m_pid=$mock_pid
+	agent_memory bench-agent
+	if [ -n "$am_err" ]; then
+		# The agent is work in progress elsewhere: say why, do not fail.
+		not_yet 5 "nodelet private memory" "$am_err"
+		stop_pid "$m_pid"
+		return
+	fi
+	local plain_dirty=$am_dirty
+	say "   nodelet: anonymous $am_anon KiB, private (incl. file-backed) $am_priv KiB, RSS $am_rss KiB; renewing: $am_renewing"
 	row 5 "nodelet private (anonymous) memory, steady state (renewing every 2 s)" \
-		"$anon KiB anonymous ($priv KiB private incl. file-backed, RSS $rss KiB)" "—" "—" \
-		"< 4 MiB: $(met "$anon < 4096"); renewing: $renewing"
+		"$am_anon KiB anonymous ($am_priv KiB private incl. file-backed, RSS $am_rss KiB)" "—" "—" \
+		"< 4 MiB: $(met "$am_anon < 4096"); renewing: $am_renewing"
+
+	# Everything on: /metrics, dynamic config, the node conditions (always
+	# on), graceful shutdown holding its inhibitor on the stand-in logind.
+	local shutdown="graceful shutdown (inhibitor held on a stand-in logind)" bus_pid='' logind_pid=''
+	start_fake_logind
+	[ -n "$bus_env" ] || shutdown="graceful shutdown off (no dbus-daemon or bench_logind)"
+	mkdir -p "$tmp/dynconfig"
+	printf 'apiVersion: nodelet.io/v1alpha1\nkind: NodeletConfiguration\nshutdownGracePeriod: 5s\n' >"$tmp/nodelet.yaml"
+	local port
+	port=$(free_port)
+	if [ -n "$bus_env" ]; then
+		export "${bus_env?}"
+	else
+		export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent
+	fi
+	agent_memory bench-agent-full --config "$tmp/nodelet.yaml" --dynamic-config-dir "$tmp/dynconfig" \
+		--metrics-bind-address "127.0.0.1:$port"
+	unset DBUS_SYSTEM_BUS_ADDRESS
+	grep -q "Failed to start node shutdown manager" "$tmp/bench-agent-full.err" &&
+		shutdown="graceful shutdown **failed to start**: $(grep -m1 'Failed to start node shutdown manager' "$tmp/bench-agent-full.err" | head -c 160)"
+	[ -n "$logind_pid" ] && stop_pid "$logind_pid"
+	[ -n "$bus_pid" ] && stop_pid "$bus_pid"
+	stop_pid "$m_pid"
+	if [ -n "$am_err" ]; then
+		fail "nodelet with every feature on: $am_err"
+		return
+	fi
+	say "   nodelet, all on: private $am_priv KiB, of which dirty $am_dirty KiB (anonymous $am_anon KiB, RSS $am_rss KiB); $shutdown; renewing: $am_renewing"
+	row 5 "nodelet private memory (smaps_rollup), steady state, all on: /metrics, dynamic config, node conditions, $shutdown" \
+		"Private_Dirty $am_dirty KiB; with Private_Clean $am_priv KiB (anonymous $am_anon KiB, RSS $am_rss KiB)" \
+		"plain agent: Private_Dirty $plain_dirty KiB" "$(ratio "$am_dirty" "$plain_dirty")×" \
+		"< 4 MiB: dirty $(met "$am_dirty < 4096"), clean + dirty $(met "$am_priv < 4096"); renewing: $am_renewing"
 }
 
 # Benchmarks that need parts still being written say so instead of failing.
@@ -755,6 +826,9 @@ make bench BENCH_FLAGS=--quick       # a short run that leaves this file alone
   synchronous API calls adapted to the async client with coroutines.
 - \`bench_bigwrite\` — the largest Node under the size limit written back
   to back while readers GET another object.
+- \`bench_logind\` — a stand-in systemd-logind (the InhibitDelayMaxUSec
+  property and Inhibit) on a private \`dbus-daemon\`, so the agent's
+  memory row runs with graceful node shutdown holding its lock.
 
 Environment: \`BENCH_DURATION\` (wrk seconds, default 5), \`BENCH_ROUNDS\`
 (interleaved rounds, default 5), \`BENCH_OUT\` (output file).
