@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install what nodelet needs to build and test on Debian 12 (run as root).
 # Kept in one place so the README's commands and CI install the same thing.
+# libsystemd-dev: sd-bus for graceful node shutdown; dbus-daemon: its test.
 # golang-go, python3-pytest, python3-kubernetes and nodejs: make check's
 # tests of the mock's test helpers (mockapi/helpers, docs/testing.md); then
 # install-client-deps.sh for @kubernetes/client-node, so `make check`
