@@ -425,6 +425,9 @@ void nl__agent_shutdown_stop(nl_agent *a)
 		close(m->lock_fd);
 	a->shutdown = NULL;
 	a->shutdown_release_owed = 0;
+	/* Turned off (a new configuration) in the middle of a shutdown: the
+	 * status is no longer the manager's to hold down. */
+	a->shutting_down = 0;
 	free(m);
 }
 
