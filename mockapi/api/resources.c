@@ -172,6 +172,7 @@ static const mock_resource resources[MOCK_KIND_COUNT] = {
             .namespaced = 0,
             .short_names = namespace_short,
             .unconditional_update = 1,
+            .has_status = 1,
             .selectable_fields = namespace_fields_sel,
             .schema = &nl_schema_namespace,
             .defaults = namespace_defaults,

@@ -108,6 +108,12 @@ static void route_resource(mock_route *rt, const char *group, const char *versio
 		rt->type = MOCK_ROUTE_OBJECT;
 		return;
 	}
+	/* The namespace controller's way to drop spec.finalizers. */
+	if (rest == 2 && strcmp(seg[i + 2], "finalize") == 0 && r->id == MOCK_KIND_NAMESPACE) {
+		strcpy(rt->subresource, "finalize");
+		rt->type = MOCK_ROUTE_OBJECT;
+		return;
+	}
 none:
 	memset(rt, 0, sizeof(*rt));
 }
@@ -134,16 +140,24 @@ mock_route mock_route_parse(const char *path)
 /* The one list of what is served, used by dispatch and by discovery. */
 int mock_route_allows(const mock_resource *r, const char *verb, int subresource)
 {
+	return mock_route_allows_sub(r, verb, subresource ? "status" : "");
+}
+
+int mock_route_allows_sub(const mock_resource *r, const char *verb, const char *subresource)
+{
+	int sub = subresource && *subresource;
 	/* PATCH goes wherever update does (nodes/status included). */
 	if (mock_resource_is_review(r))
-		return !subresource && strcmp(verb, "create") == 0;
-	if (subresource)
+		return !sub && strcmp(verb, "create") == 0;
+	/* FinalizeREST is an Updater only: no GET, hence no PATCH. */
+	if (sub && strcmp(subresource, "finalize") == 0)
+		return r->id == MOCK_KIND_NAMESPACE && strcmp(verb, "update") == 0;
+	if (sub)
 		return strcmp(verb, "get") == 0 || strcmp(verb, "update") == 0 ||
 		       strcmp(verb, "patch") == 0;
-	if (r->id == MOCK_KIND_NAMESPACE)
-		return strcmp(verb, "get") == 0 || strcmp(verb, "list") == 0 ||
-		       strcmp(verb, "watch") == 0 || strcmp(verb, "create") == 0 ||
-		       strcmp(verb, "delete") == 0;
+	/* The namespace registry has no deletecollection. */
+	if (r->id == MOCK_KIND_NAMESPACE && strcmp(verb, "deletecollection") == 0)
+		return 0;
 	return strcmp(verb, "create") == 0 || strcmp(verb, "delete") == 0 ||
 	       strcmp(verb, "deletecollection") == 0 || strcmp(verb, "get") == 0 ||
 	       strcmp(verb, "list") == 0 || strcmp(verb, "watch") == 0 ||
@@ -209,7 +223,9 @@ void mock_request_attrs_of_route(mock_req_attrs *out, const mock_route *rt, cons
 	out->verb = verb;
 	out->res = rt->res;
 	out->resource = rt->res->plural;
-	out->subresource = rt->subresource[0] ? "status" : "";
+	out->subresource = strcmp(rt->subresource, "finalize") == 0 ? "finalize"
+	                   : rt->subresource[0]                     ? "status"
+	                                                            : "";
 	out->group = rt->res->group;
 	strcpy(out->ns, rt->ns);
 	strcpy(out->name, rt->name);

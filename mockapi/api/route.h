@@ -19,7 +19,7 @@ typedef struct mock_route {
 	const mock_resource *res; /* COLLECTION / OBJECT */
 	char ns[254];             /* "" = none (cluster-scoped or all namespaces) */
 	char name[254];
-	char subresource[32]; /* "" or "status" */
+	char subresource[32]; /* "", "status" or (namespaces) "finalize" */
 	int bad_name;         /* a path segment was over-long or empty */
 } mock_route;
 
@@ -34,6 +34,8 @@ int mock_route_path(char *out, size_t outlen, const mock_resource *r, const char
  * "deletecollection", "watch") is served for r (subresource: on
  * <plural>/status). Dispatch and discovery both ask this. */
 int mock_route_allows(const mock_resource *r, const char *verb, int subresource);
+/* The same for a named subresource ("" or NULL: the main resource). */
+int mock_route_allows_sub(const mock_resource *r, const char *verb, const char *subresource);
 
 /* The audit verb of method on rt ("list" becomes "watch" when watch_param
  * is true as the apiserver reads a bool), or NULL when the route is none
@@ -51,7 +53,7 @@ typedef struct mock_req_attrs {
 	const char *verb;
 	const mock_resource *res; /* NULL for non-resource requests */
 	const char *resource;     /* plural, or "" */
-	const char *subresource;  /* "status" or "" */
+	const char *subresource;  /* "status", "finalize" or "" */
 	const char *group;        /* "" for core and non-resource requests */
 	char ns[254];
 	char name[254];

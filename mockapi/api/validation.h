@@ -81,6 +81,9 @@ int mock_meta_mark_nuls(json_object *obj);
 /* Per-kind validators, referenced from the resource table. They leave
  * ObjectMeta to mock_validate_object_meta. */
 void mock_validate_namespace(mock_ferrs *e, json_object *obj, json_object *old);
+/* What namespaces/status adds: status.phase Active, or Terminating once
+ * metadata.deletionTimestamp is set. */
+void mock_validate_namespace_status(mock_ferrs *e, json_object *obj);
 void mock_validate_node(mock_ferrs *e, json_object *obj, json_object *old);
 void mock_validate_configmap(mock_ferrs *e, json_object *obj, json_object *old);
 void mock_validate_event(mock_ferrs *e, json_object *obj, json_object *old);

@@ -38,6 +38,22 @@ void mock_validate_namespace(mock_ferrs *e, json_object *obj, json_object *old)
 	}
 }
 
+/* ValidateNamespaceStatusUpdate: the phase follows the deletion mark. The
+ * field path is upstream's, capital P included. */
+void mock_validate_namespace_status(mock_ferrs *e, json_object *obj)
+{
+	const char *phase = nl_json_get_string(obj, "status.phase");
+	int deleting = nl_json_get_string(obj, "metadata.deletionTimestamp") != NULL;
+	phase = phase ? phase : "";
+	if (!deleting && strcmp(phase, "Active") != 0)
+		mock__ferr_invalid_str(e, "status.Phase", phase,
+		                       "may only be 'Active' if `deletionTimestamp` is empty");
+	else if (deleting && strcmp(phase, "Terminating") != 0)
+		mock__ferr_invalid_str(e, "status.Phase", phase,
+		                       "may only be 'Terminating' if `deletionTimestamp` is not "
+		                       "empty");
+}
+
 /* ----------------------------------------------------------------- Node */
 
 static void validate_taints(mock_ferrs *e, json_object *taints)

@@ -18,7 +18,7 @@ static void dispatch(mock_api *api, const mock_route *rt, const mock_request *re
 	/* The all-namespaces path of a namespaced kind only lists and watches. */
 	int all_ns = rt->type == MOCK_ROUTE_COLLECTION && rt->res->namespaced && !rt->ns[0];
 	if (!verb || (all_ns && strcmp(verb, "list") != 0 && strcmp(verb, "watch") != 0) ||
-	    !mock_route_allows(rt->res, verb, rt->subresource[0] != '\0')) {
+	    !mock_route_allows_sub(rt->res, verb, rt->subresource)) {
 		mock_response_status(resp, nl_status_method_not_allowed());
 		return;
 	}

@@ -46,6 +46,7 @@ void mock_handle_patch(mock_api *api, const mock_route *rt, const mock_request *
 typedef struct {
 	const mock_resource *r;
 	int status_subresource;
+	const char *subresource; /* the route's: "", "status" or "finalize" */
 	const char *name;
 	const char *manager;
 	char manager_buf[129]; /* MOCK_FIELD_MANAGER_MAX + 1 */

@@ -151,24 +151,29 @@ nl_status *mock_write_prepare(json_object *obj, json_object *old, void *payload)
 	    mock_access_admit(c->api ? c->api->access : NULL, c->req, c->r, c->name, obj, old);
 	if (denied)
 		return denied;
-	if (old && c->r->has_status) {
-		copy_field(obj, old, c->status_subresource ? "spec" : "status");
+	int finalize = strcmp(c->subresource, "finalize") == 0;
+	if (old && (c->r->has_status || finalize)) {
+		/* /finalize keeps status as the main resource does (the
+		 * namespace's FinalizeStrategy), /status keeps spec. */
+		copy_field(obj, old, c->status_subresource && !finalize ? "spec" : "status");
 		/* The copied field went last in json-c's order: back to Go's
 		 * (spec before status), as the apiserver writes it. */
 		if (mock_schema_sort_object(obj, c->r->schema) != 0)
 			return nl_status_internal("out of memory");
 	}
-	if (old && c->r->prepare_update)
+	/* The main resource's PrepareForUpdate; the subresources have theirs. */
+	if (old && c->r->prepare_update && !c->status_subresource)
 		c->r->prepare_update(obj, old);
 	if (!old && c->r->prepare_create)
 		c->r->prepare_create(obj);
-	if (mock_managed_update(obj, old, c->r, c->manager, c->status_subresource ? "status" : "",
-	                        c->now) != 0)
+	if (mock_managed_update(obj, old, c->r, c->manager, c->subresource, c->now) != 0)
 		return nl_status_internal("out of memory");
 
 	mock_ferrs errs;
 	mock_ferrs_init(&errs);
 	mock_validate_object(&errs, c->r, obj, old);
+	if (old && c->r->id == MOCK_KIND_NAMESPACE && strcmp(c->subresource, "status") == 0)
+		mock_validate_namespace_status(&errs, obj);
 	nl_status *st = NULL;
 	if (errs.n > 0)
 		st = mock_ferrs_to_status(&errs, c->r->kind, c->r->group, c->name);
@@ -250,6 +255,7 @@ void mock_write_ctx_init(mock_write_ctx *c, mock_api *api, const mock_route *rt,
 	memset(c, 0, sizeof(*c));
 	c->r = rt->res;
 	c->status_subresource = rt->subresource[0] != '\0';
+	c->subresource = rt->subresource;
 	c->name = name ? name : "";
 	mock_field_manager(c->manager_buf, req);
 	c->manager = c->manager_buf;
