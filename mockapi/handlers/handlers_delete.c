@@ -1,6 +1,7 @@
 /* DELETE of an object and of a collection (handlers.h): DeleteOptions
  * from the query and the body, preconditions, dry runs, and the answer
- * kube-apiserver gives (a Status, or the Terminating Namespace). */
+ * kube-apiserver gives (a Status, the object kept for its finalizers, or the
+ * Namespace), and NamespaceLifecycle's immortal namespaces. */
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
 #include <stdlib.h>
@@ -35,29 +36,6 @@ static int parse_delete_options(json_object **out, const mock_request *req, mock
 	}
 	*out = o;
 	return 0;
-}
-
-/* Namespaces are returned, not summarized, when deleted (ReturnDeletedObject
- * in the namespace registry); nodelet-mockapi removes them at once but
- * answers with the Terminating object a client expects. */
-static void answer_deleted_namespace(mock_api *api, mock_response *resp, const char *json)
-{
-	json_object *o = json_tokener_parse(json);
-	json_object *status = o ? nl_json_get_path(o, "status") : NULL;
-	char ts[NL_TIME_BUFSZ];
-	if (!o) {
-		mock_response_status(resp, nl_status_internal("stored namespace is not JSON"));
-		return;
-	}
-	nl_time_format(ts, nl_time_now());
-	nl_meta_set_string(o, "deletionTimestamp", ts);
-	if (status)
-		json_object_object_add(status, "phase", json_object_new_string("Terminating"));
-	size_t len = 0;
-	const char *text = nl_json_compact(o, &len);
-	mock_response_json(resp, 200, text, len);
-	json_object_put(o);
-	(void)api;
 }
 
 /* dryRun=All as a query parameter or in the DeleteOptions body (kubectl
@@ -97,13 +75,17 @@ static int orphan_dependents(const mock_request *req, json_object *opts)
 /* The propagation policy as MOCK_DELETE_F_* flags, from the same place;
  * orphanDependents wins over propagationPolicy, as in
  * shouldOrphanDependents. */
-static unsigned delete_policy(const mock_request *req, json_object *opts)
+static unsigned delete_policy(const mock_request *req, json_object *opts, int namespace)
 {
 	json_object *v = NULL;
 	const char *policy = NULL;
 	int orphan = orphan_dependents(req, opts);
+	/* The namespace registry reads orphanDependents false as asking for
+	 * foregroundDeletion (shouldHaveDeleteDependentsFinalizer). */
 	if (orphan >= 0)
-		return orphan ? MOCK_DELETE_F_ORPHAN : MOCK_DELETE_F_BACKGROUND;
+		return orphan ? MOCK_DELETE_F_ORPHAN
+		       : namespace ? MOCK_DELETE_F_FOREGROUND
+		                   : MOCK_DELETE_F_BACKGROUND;
 	if (!opts)
 		policy = mock_request_query(req, "propagationPolicy");
 	else if (json_object_object_get_ex(opts, "propagationPolicy", &v) &&
@@ -118,18 +100,43 @@ static unsigned delete_policy(const mock_request *req, json_object *opts)
 	return strcmp(policy, "Background") == 0 ? MOCK_DELETE_F_BACKGROUND : 0;
 }
 
+/* NamespaceLifecycle's immortal namespaces: their DELETE is refused before
+ * anything is read. */
+static int immortal_namespace(const mock_route *rt, mock_response *resp)
+{
+	static const char *const immortal[] = {"default", "kube-system", "kube-public"};
+	if (rt->res->id != MOCK_KIND_NAMESPACE)
+		return 0;
+	for (size_t i = 0; i < sizeof(immortal) / sizeof(immortal[0]); i++) {
+		if (strcmp(rt->name, immortal[i]) != 0)
+			continue;
+		nl_status *st = nl_status_newf(403, "Forbidden",
+		                               "namespaces \"%s\" is forbidden: this namespace may "
+		                               "not be deleted",
+		                               rt->name);
+		if (st && nl_status_set_details(st, rt->name, "", "namespaces", NULL) != 0) {
+			nl_status_free(st);
+			st = NULL;
+		}
+		mock_response_status(resp, st ? st : nl_status_internal("out of memory"));
+		return 1;
+	}
+	return 0;
+}
+
 void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request *req,
                         mock_response *resp)
 {
 	json_object *opts = NULL;
+	int namespace = rt->res->id == MOCK_KIND_NAMESPACE;
 	if (mock__handlers_check_options(req, "DeleteOptions", resp) != 0 ||
-	    parse_delete_options(&opts, req, resp) != 0)
+	    immortal_namespace(rt, resp) || parse_delete_options(&opts, req, resp) != 0)
 		return;
 	const char *pre_uid = opts ? nl_json_get_string(opts, "preconditions.uid") : NULL;
 	const char *pre_rv =
 	    opts ? nl_json_get_string(opts, "preconditions.resourceVersion") : NULL;
-	unsigned flags = (delete_dry_run(req, opts) ? MOCK_WRITE_F_DRY_RUN : 0) |
-	                 (rt->res->id != MOCK_KIND_NAMESPACE ? delete_policy(req, opts) : 0);
+	unsigned flags =
+	    (delete_dry_run(req, opts) ? MOCK_WRITE_F_DRY_RUN : 0) | delete_policy(req, opts, namespace);
 	char *json = NULL;
 	size_t len = 0;
 	int deleted = 0;
@@ -137,12 +144,13 @@ void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request 
 	if (mock_store_delete_ex(api->store, rt->res, mock__handlers_ns(rt), rt->name, flags,
 	                         pre_uid, pre_rv, &json, &len, &deleted, &st) != 0) {
 		mock_response_status(resp, st);
-	} else if (!deleted && rt->res->id != MOCK_KIND_NAMESPACE) {
-		/* kept for its finalizers: the object, marked; delete.go answers
-		 * 202 then when orphanDependents is false */
+	} else if (!deleted) {
+		/* kept (finalizers, or a namespace Terminating): the object;
+		 * delete.go answers 202 then when orphanDependents is false */
 		mock_response_json(resp, orphan_dependents(req, opts) == 0 ? 202 : 200, json, len);
-	} else if (rt->res->id == MOCK_KIND_NAMESPACE) {
-		answer_deleted_namespace(api, resp, json);
+	} else if (namespace) {
+		/* ReturnDeletedObject */
+		mock_response_json(resp, 200, json, len);
 	} else {
 		json_object *o = json_tokener_parse(json);
 		nl_gr gr = mock_resource_gr(rt->res);

@@ -156,11 +156,13 @@ int mock_store_write_ex(mock_store *s, const mock_resource *r, mock_write_op op,
  * resourceVersion. An object (not a namespace) with metadata.finalizers is
  * not removed but marked as being deleted, as the generic registry does:
  * deletionTimestamp (kept when set already), deletionGracePeriodSeconds 0,
- * a MODIFIED change (none when it is marked already). Deleting a namespace
- * first deletes every object in it, at once (no Terminating phase), each
- * with its own resourceVersion, finalizers or not. On success *out gets the
- * deleted object's last state with the deletion resourceVersion, or the
- * marked object (caller frees; out may be NULL). */
+ * a MODIFIED change (none when it is marked already). A namespace follows
+ * its registry (store_namespace.c): the first DELETE makes it Terminating
+ * and keeps it, with its own 409 texts for the preconditions; its content
+ * is the namespace controller's to delete. On success *out gets the
+ * deleted object's last state with the deletion resourceVersion (a
+ * namespace: as it was before), or the marked object (caller frees; out
+ * may be NULL). */
 int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, const char *name,
                       const char *pre_uid, const char *pre_rv, char **out, size_t *len_out,
                       nl_status **st);

@@ -1,6 +1,6 @@
 /* Deletes (store.h): one object under its DeleteOptions preconditions, the
- * objects a selection picks (deletecollection), every object (the control
- * API's reset), and a namespace with everything in it. Each deletion takes
+ * objects a selection picks (deletecollection) and every object (the
+ * control API's reset); a namespace's own rules are in store_namespace.c. Each deletion takes
  * its own resourceVersion and reaches the state file, then the observer. */
 #include "store_internal.h"
 
@@ -66,31 +66,6 @@ int mock__store_delete_at(mock_store *s, table *t, size_t pos, char **json_out, 
 	return 0;
 }
 
-/* Deleting a namespace removes its objects at once, each with its own
- * resourceVersion and before the namespace itself (the namespace
- * controller's order, without the Terminating phase). */
-static int delete_namespace_contents(mock_store *s, const char *ns)
-{
-	size_t plen = strlen(ns) + 1;
-	char *prefix = malloc(plen + 1);
-	if (!prefix)
-		return NL_ENOMEM;
-	memcpy(prefix, ns, plen - 1);
-	prefix[plen - 1] = '/';
-	prefix[plen] = '\0';
-	int rc = 0;
-	for (int k = 0; k < MOCK_KIND_COUNT && rc == 0; k++) {
-		table *t = &s->t[k];
-		if (!t->r || !t->r->namespaced)
-			continue;
-		size_t i = mock__store_lower_bound(t, prefix, plen);
-		while (rc == 0 && i < t->n && strncmp(t->v[i]->key, prefix, plen) == 0)
-			rc = mock__store_delete_at(s, t, i, NULL, NULL);
-	}
-	free(prefix);
-	return rc;
-}
-
 /* DeleteOptions preconditions, as rest.BeforeDelete words them: the group
  * and Kind (not the resource) name the object. */
 static nl_status *delete_precondition_failed(const mock_resource *r, const char *name,
@@ -135,7 +110,7 @@ int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, con
 
 /* Under the write lock, preconditions checked: the generic registry's
  * Delete. With finalizers pending the object is marked and kept
- * (*deleted 0); otherwise removed, a namespace after its contents. */
+ * (*deleted 0); otherwise removed. */
 static int delete_checked(mock_store *s, table *t, size_t pos, unsigned flags, char **dj,
                           size_t *dl, int *deleted)
 {
@@ -143,7 +118,9 @@ static int delete_checked(mock_store *s, table *t, size_t pos, unsigned flags, c
 	obj_entry *e = t->v[pos];
 	int rc = 0;
 	*deleted = 0;
-	if (r->id != MOCK_KIND_NAMESPACE && mock__store_delete_keeps(e->json, e->len, flags)) {
+	if (r->id == MOCK_KIND_NAMESPACE)
+		return mock__store_namespace_delete(s, t, pos, flags, dj, dl, deleted);
+	if (mock__store_delete_keeps(e->json, e->len, flags)) {
 		rc = mock__store_mark_deleting(s, t, pos, flags, dj, dl, deleted);
 		if (rc != 1)
 			return rc;
@@ -153,11 +130,7 @@ static int delete_checked(mock_store *s, table *t, size_t pos, unsigned flags, c
 		*deleted = 1;
 		return mock__store_dup_bytes(dj, dl, e->json, e->len);
 	}
-	if (r->id == MOCK_KIND_NAMESPACE)
-		rc = delete_namespace_contents(s, e->key);
-	/* Other tables only: the namespace's own position is intact. */
-	if (rc == 0)
-		rc = mock__store_delete_at(s, t, pos, dj, dl);
+	rc = mock__store_delete_at(s, t, pos, dj, dl);
 	*deleted = rc == 0;
 	return rc;
 }
@@ -182,7 +155,9 @@ int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, 
 	if (!e) {
 		nl_gr gr = mock__store_gr_of(r);
 		rc = mock__store_fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
-	} else if ((rc = check_delete_preconditions(r, e, name, pre_uid, pre_rv, st)) == 0) {
+	} else if ((rc = r->id == MOCK_KIND_NAMESPACE
+	                     ? mock__store_namespace_preconditions(e, name, pre_uid, pre_rv, st)
+	                     : check_delete_preconditions(r, e, name, pre_uid, pre_rv, st)) == 0) {
 		rc = delete_checked(s, t, pos, flags, &dj, &dl, &gone);
 		if (rc == NL_EIO)
 			rc = mock__store_fail_persist(st);

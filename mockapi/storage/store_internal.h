@@ -143,6 +143,23 @@ int mock__store_should_delete_on_update(const mock_resource *r, json_object *obj
 /* Whether the stored text has a metadata.deletionTimestamp. */
 int mock__store_being_deleted(const char *json, size_t len);
 
+/* Namespaces (store_namespace.c). Whether namespace ns exists and is
+ * Terminating; the caller holds the lock. */
+int mock__store_namespace_terminating(const mock_store *s, const char *ns);
+/* NamespaceLifecycle's 403 for a create of r's name in the terminating ns
+ * (NULL when out of memory). */
+nl_status *mock__store_terminating_forbidden(const mock_resource *r, const char *name,
+                                             const char *ns);
+/* The namespace registry's DeleteOptions preconditions: 0, or NL_ECONFLICT
+ * with its 409 in *st. */
+int mock__store_namespace_preconditions(const obj_entry *e, const char *name, const char *pre_uid,
+                                        const char *pre_rv, nl_status **st);
+/* Under the write lock, preconditions checked: the namespace registry's
+ * Delete of t->v[pos] (see store_namespace.c); *out (caller frees) the
+ * answer, *deleted whether it was removed. NL_ENOMEM or NL_EIO. */
+int mock__store_namespace_delete(mock_store *s, table *t, size_t pos, unsigned flags, char **out,
+                                 size_t *len_out, int *deleted);
+
 /* The selection of a LIST, a visit and a deletecollection, and the pieces
  * of a <Kind>List document (store_list.c). */
 void mock__store_plan_free(list_plan *p);

@@ -333,6 +333,24 @@ static int has_namespace(const write_req *w)
 	return !w->r->namespaced || namespace_exists(w->s, w->ns);
 }
 
+/* NamespaceLifecycle: no new content in a Terminating namespace. */
+static int terminating(const write_req *w)
+{
+	return w->r->namespaced && mock__store_namespace_terminating(w->s, w->ns);
+}
+
+/* Its 403, naming the object as admission sees it: the name, else the
+ * generateName, else "Unknown". */
+static int fail_terminating(const write_req *w, const char *name, nl_status **st)
+{
+	json_object *m = mock__store_meta_of(w->obj);
+	const char *gen = m ? mock__store_str_member(m, "generateName") : NULL;
+	if (!name || !*name)
+		name = gen && *gen ? gen : "Unknown";
+	nl_status *x = mock__store_terminating_forbidden(w->r, name, w->ns);
+	return x ? mock__store_fail(st, x, NL_EFORBIDDEN) : mock__store_fail_nomem(st);
+}
+
 /* 409 AlreadyExists; the registry's create says so when the object there
  * is being deleted. */
 static nl_status *already_exists(const mock_resource *r, const char *name, const obj_entry *have)
@@ -368,11 +386,15 @@ static int store_new(const write_req *w, const char *key, const char *name, cons
 	table *t = mock__store_table_of(w->s, w->r);
 	t->r = w->r;
 	obj_entry *have = has_namespace(w) ? mock__store_table_find(t, key, NULL) : NULL;
-	int ns_ok = has_namespace(w), taken = have != NULL;
-	if (retry && (!ns_ok || taken)) {
+	int ns_ok = has_namespace(w), taken = have != NULL, ending = ns_ok && terminating(w);
+	if (retry && (!ns_ok || taken || ending)) {
 		rc = WRITE_RETRY;
 	} else if (!ns_ok) {
 		rc = mock__store_fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
+	} else if (ending) {
+		/* checked again here: content committed after the namespace
+		 * controller looked would outlive the namespace */
+		rc = fail_terminating(w, name, st);
 	} else if (taken) {
 		rc = mock__store_fail(st, already_exists(w->r, name, have), NL_EEXISTS);
 	} else {
@@ -394,10 +416,13 @@ static int do_create(const write_req *w, write_result *res, nl_status **st)
 	char uid[MOCK_UUID_LEN + 1];
 	uint64_t body_rv = 0;
 	pthread_rwlock_rdlock(&w->s->lock);
-	int ns_ok = has_namespace(w);
+	int ns_ok = has_namespace(w), ending = ns_ok && terminating(w);
 	pthread_rwlock_unlock(&w->s->lock);
 	if (!ns_ok)
 		return mock__store_fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
+	if (ending)
+		return fail_terminating(w, mock__store_str_member(mock__store_meta_of(w->obj), "name"),
+		                        st);
 	/* etcd3's Create refuses a numeric non-zero resourceVersion and
 	 * ignores one that does not parse. */
 	const char *brv = mock__store_str_member(mock__store_meta_of(w->obj), "resourceVersion");
@@ -546,6 +571,8 @@ static int read_current(const write_req *w, const char *key, const char *name, s
 		rc = mock__store_fail(st, nl_status_not_found(&gr, name), NL_ENOTFOUND);
 	} else if (!e && !has_namespace(w)) {
 		rc = mock__store_fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
+	} else if (!e && terminating(w)) {
+		rc = fail_terminating(w, name, st);
 	} else if ((rc = check_update_rv(w, e, name, st)) != 0) {
 		/* rc and *st are set */
 	} else if (e) {
