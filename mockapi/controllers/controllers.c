@@ -16,6 +16,7 @@ struct mock_controllers {
 	unsigned enabled;
 	mock_node_lifecycle *nodes;
 	mock_gc *gc;
+	mock_namespace_controller *namespaces;
 	pthread_mutex_t lock; /* one tick at a time */
 	int64_t last_monitor; /* server clock of the last node pass; 0 = never */
 	uint64_t gc_rv;       /* store resourceVersion after the last collection */
@@ -36,6 +37,7 @@ static const struct {
 } known[] = {
     {"nodelifecycle", "node-lifecycle-controller", MOCK_CONTROLLER_NODE_LIFECYCLE},
     {"garbagecollector", "garbage-collector-controller", MOCK_CONTROLLER_GARBAGE_COLLECTOR},
+    {"namespace", "namespace-controller", MOCK_CONTROLLER_NAMESPACE},
 };
 
 static unsigned bit_of(const char *name, size_t len)
@@ -66,7 +68,7 @@ int mock_controllers_parse(unsigned *out, const char *spec, nl_err *err)
 				return nl_err_set(
 				    err, NL_EINVAL,
 				    "--controllers: \"%.*s\" is not in the list of known "
-				    "controllers (nodelifecycle, garbagecollector)",
+				    "controllers (nodelifecycle, garbagecollector, namespace)",
 				    (int)nlen, name);
 			*(neg ? &off : &on) |= bit;
 		}
@@ -131,8 +133,11 @@ int mock_controllers_new(mock_controllers **out, mock_store *s, const mock_optio
 	c->enabled = enabled;
 	if (mock_node_lifecycle_new(&c->nodes, s, o->node_monitor_grace_usec,
 	                            o->node_startup_grace_usec) != 0 ||
-	    mock_gc_new(&c->gc, s) != 0) {
+	    mock_gc_new(&c->gc, s) != 0 ||
+	    mock_namespace_controller_new(
+	        &c->namespaces, s, o->clock ? o->clock(o->clock_payload) : nl_time_now()) != 0) {
 		mock_node_lifecycle_free(c->nodes);
+		mock_gc_free(c->gc);
 		free(c);
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	}
@@ -161,6 +166,11 @@ static int tick(mock_controllers *c, int throttle)
 		int n = mock_node_lifecycle_run(c->nodes, now);
 		work += n > 0 ? n : 0;
 	}
+	/* Before the collector, which then sees the namespace's deletes. */
+	if (c->enabled & MOCK_CONTROLLER_NAMESPACE) {
+		int n = mock_namespace_controller_run(c->namespaces, now);
+		work += n > 0 ? n : 0;
+	}
 	uint64_t rv = mock_store_rv(c->store);
 	int64_t mono = mono_usec();
 	if ((c->enabled & MOCK_CONTROLLER_GARBAGE_COLLECTOR) && (!c->gc_ran || rv != c->gc_rv) &&
@@ -185,6 +195,7 @@ void mock_controllers_reset(mock_controllers *c)
 	pthread_mutex_lock(&c->lock);
 	mock_node_lifecycle_reset(c->nodes);
 	mock_gc_reset(c->gc);
+	mock_namespace_controller_reset(c->namespaces);
 	c->last_monitor = 0;
 	c->gc_ran = 0;
 	pthread_mutex_unlock(&c->lock);
@@ -222,10 +233,11 @@ int mock_controllers_start(mock_controllers *c, nl_err *err)
 	if (pthread_create(&c->thread, NULL, controller_thread, c) != 0)
 		return nl_err_set(err, NL_ERROR, "cannot start the controller thread");
 	c->started = 1;
-	MOCK_LOG_V(1, "controllers: nodelifecycle %s, garbagecollector %s (tick %u ms)",
-	           c->enabled & MOCK_CONTROLLER_NODE_LIFECYCLE ? "on" : "off",
-	           c->enabled & MOCK_CONTROLLER_GARBAGE_COLLECTOR ? "on" : "off",
-	           c->opts->controller_tick_ms);
+	MOCK_LOG_V(
+	    1, "controllers: nodelifecycle %s, garbagecollector %s, namespace %s (tick %u ms)",
+	    c->enabled & MOCK_CONTROLLER_NODE_LIFECYCLE ? "on" : "off",
+	    c->enabled & MOCK_CONTROLLER_GARBAGE_COLLECTOR ? "on" : "off",
+	    c->enabled & MOCK_CONTROLLER_NAMESPACE ? "on" : "off", c->opts->controller_tick_ms);
 	return 0;
 }
 
@@ -248,6 +260,7 @@ void mock_controllers_free(mock_controllers *c)
 	mock_controllers_stop(c);
 	mock_node_lifecycle_free(c->nodes);
 	mock_gc_free(c->gc);
+	mock_namespace_controller_free(c->namespaces);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->wait_lock);
 	pthread_cond_destroy(&c->wake);

@@ -1,6 +1,7 @@
 /* The built-in controllers a node agent meets in a real cluster: node
- * lifecycle (lease-based health, Unknown condition, unreachable taints) and
- * the garbage collector (ownerReferences). They read and write through the
+ * lifecycle (lease-based health, Unknown condition, unreachable taints),
+ * the garbage collector (ownerReferences) and the namespace controller
+ * (deleting what a Terminating namespace holds). They read and write through the
  * store, so every change they make is a watch event, and run on the
  * server's clock: a background thread ticks them in real time, or an
  * embedder with a virtual clock calls mock_controllers_tick.
@@ -18,7 +19,10 @@
 
 #define MOCK_CONTROLLER_NODE_LIFECYCLE 1u
 #define MOCK_CONTROLLER_GARBAGE_COLLECTOR 2u
-#define MOCK_CONTROLLERS_ALL (MOCK_CONTROLLER_NODE_LIFECYCLE | MOCK_CONTROLLER_GARBAGE_COLLECTOR)
+#define MOCK_CONTROLLER_NAMESPACE 4u
+#define MOCK_CONTROLLERS_ALL                                                  \
+	(MOCK_CONTROLLER_NODE_LIFECYCLE | MOCK_CONTROLLER_GARBAGE_COLLECTOR | \
+	 MOCK_CONTROLLER_NAMESPACE)
 
 /* Parse a --controllers value as kube-controller-manager does: a comma list
  * of names, "*" for every controller that is on by default, "-name" to turn
@@ -74,6 +78,20 @@ int mock_gc_finish_owners(mock_store *s);
  * (what the "orphan" finalizer asks). Returns the number of objects
  * changed, or a negative code. */
 int mock_gc_orphan(mock_store *s, const char *owner_uid);
+
+/* --- namespace controller (namespace_controller.c) --- */
+
+/* Empties and finalizes Terminating namespaces (see the .c file). */
+typedef struct mock_namespace_controller mock_namespace_controller;
+/* now: the server clock at the start (usec since the epoch). */
+int mock_namespace_controller_new(mock_namespace_controller **out, mock_store *s, int64_t now);
+void mock_namespace_controller_free(mock_namespace_controller *c);
+/* Forget the queue: the next pass looks at every namespace again. */
+void mock_namespace_controller_reset(mock_namespace_controller *c);
+/* Queue the namespaces being deleted that changed since the last pass (5 s
+ * on), then sync those due at now (usec since the epoch). Returns the
+ * number of syncs, or a negative NL_E* code. */
+int mock_namespace_controller_run(mock_namespace_controller *c, int64_t now);
 
 /* --- the controller manager (controllers.c) --- */
 

@@ -83,7 +83,7 @@ static unsigned delete_policy(const mock_request *req, json_object *opts, int na
 	/* The namespace registry reads orphanDependents false as asking for
 	 * foregroundDeletion (shouldHaveDeleteDependentsFinalizer). */
 	if (orphan >= 0)
-		return orphan ? MOCK_DELETE_F_ORPHAN
+		return orphan      ? MOCK_DELETE_F_ORPHAN
 		       : namespace ? MOCK_DELETE_F_FOREGROUND
 		                   : MOCK_DELETE_F_BACKGROUND;
 	if (!opts)
@@ -135,8 +135,8 @@ void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request 
 	const char *pre_uid = opts ? nl_json_get_string(opts, "preconditions.uid") : NULL;
 	const char *pre_rv =
 	    opts ? nl_json_get_string(opts, "preconditions.resourceVersion") : NULL;
-	unsigned flags =
-	    (delete_dry_run(req, opts) ? MOCK_WRITE_F_DRY_RUN : 0) | delete_policy(req, opts, namespace);
+	unsigned flags = (delete_dry_run(req, opts) ? MOCK_WRITE_F_DRY_RUN : 0) |
+	                 delete_policy(req, opts, namespace);
 	char *json = NULL;
 	size_t len = 0;
 	int deleted = 0;

@@ -57,8 +57,9 @@ nl_status *mock__store_terminating_forbidden(const mock_resource *r, const char 
 	                               "%s \"%s\" is forbidden: unable to create new content in "
 	                               "namespace %s because it is being terminated",
 	                               gr, name, ns);
-	if (st && (nl_status_set_details(st, name, r->group, r->plural, NULL) != 0 ||
-	           nl_status_add_cause(st, "NamespaceTerminating", why, "metadata.namespace") != 0)) {
+	if (st &&
+	    (nl_status_set_details(st, name, r->group, r->plural, NULL) != 0 ||
+	     nl_status_add_cause(st, "NamespaceTerminating", why, "metadata.namespace") != 0)) {
 		nl_status_free(st);
 		return NULL;
 	}
@@ -78,10 +79,11 @@ int mock__store_namespace_preconditions(const obj_entry *e, const char *name, co
 		         "Precondition failed: UID in precondition: %s, UID in object meta: %s",
 		         pre_uid, e->uid);
 	else if (pre_rv && strcmp(pre_rv, rvs) != 0)
-		snprintf(why, sizeof(why),
-		         "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion "
-		         "in object meta: %s",
-		         pre_rv, rvs);
+		snprintf(
+		    why, sizeof(why),
+		    "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion "
+		    "in object meta: %s",
+		    pre_rv, rvs);
 	else
 		return 0;
 	return mock__store_fail(st, nl_status_conflict(&gr, name, why), NL_ECONFLICT);

@@ -421,8 +421,8 @@ static int do_create(const write_req *w, write_result *res, nl_status **st)
 	if (!ns_ok)
 		return mock__store_fail(st, namespace_not_found(w->ns), NL_ENOTFOUND);
 	if (ending)
-		return fail_terminating(w, mock__store_str_member(mock__store_meta_of(w->obj), "name"),
-		                        st);
+		return fail_terminating(
+		    w, mock__store_str_member(mock__store_meta_of(w->obj), "name"), st);
 	/* etcd3's Create refuses a numeric non-zero resourceVersion and
 	 * ignores one that does not parse. */
 	const char *brv = mock__store_str_member(mock__store_meta_of(w->obj), "resourceVersion");

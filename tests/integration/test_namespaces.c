@@ -58,8 +58,8 @@ static const char *joined(char *out, size_t cap, json_object *o, const char *pat
 	json_object *a = nl_json_get_path(o, path);
 	size_t n = 0;
 	out[0] = '\0';
-	for (size_t i = 0; json_object_is_type(a, json_type_array) && i < json_object_array_length(a);
-	     i++)
+	for (size_t i = 0;
+	     json_object_is_type(a, json_type_array) && i < json_object_array_length(a); i++)
 		n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s", i ? "," : "",
 		                      json_object_get_string(json_object_array_get_idx(a, i)));
 	return out;
@@ -119,9 +119,10 @@ static void test_namespaces__update_and_patch_keep_spec_and_status(void)
 {
 	char buf[128];
 	create_ns("u1");
-	json_object *o = req(200, "PUT", NS "/u1",
-	                     "{\"metadata\":{\"name\":\"u1\",\"labels\":{\"a\":\"1\"}},"
-	                     "\"spec\":{\"finalizers\":[]},\"status\":{\"phase\":\"Terminating\"}}");
+	json_object *o =
+	    req(200, "PUT", NS "/u1",
+	        "{\"metadata\":{\"name\":\"u1\",\"labels\":{\"a\":\"1\"}},"
+	        "\"spec\":{\"finalizers\":[]},\"status\":{\"phase\":\"Terminating\"}}");
 	CU_ASSERT_STRING_EQUAL(str(o, "metadata.labels.a"), "1");
 	CU_ASSERT_STRING_EQUAL(joined(buf, sizeof(buf), o, "spec.finalizers"), "kubernetes");
 	CU_ASSERT_STRING_EQUAL(str(o, "status.phase"), "Active");
@@ -141,7 +142,8 @@ static void test_namespaces__update_and_patch_keep_spec_and_status(void)
 		snprintf(path, sizeof(path), "metadata.labels.%s", patches[i].label);
 		o = nl_http_expect(200, base, "PATCH", NS "/u1", patches[i].body, patches[i].type);
 		CU_ASSERT_STRING_NOT_EQUAL(str(o, path), "");
-		CU_ASSERT_STRING_EQUAL(joined(buf, sizeof(buf), o, "spec.finalizers"), "kubernetes");
+		CU_ASSERT_STRING_EQUAL(joined(buf, sizeof(buf), o, "spec.finalizers"),
+		                       "kubernetes");
 		json_object_put(o);
 	}
 	o = nl_http_expect(201, base, "PATCH", NS "/u2?fieldManager=t",
@@ -169,9 +171,10 @@ static void test_namespaces__status_and_finalize_subresources(void)
 	json_object_put(o);
 	o = req(422, "PUT", NS "/s1/status",
 	        "{\"metadata\":{\"name\":\"s1\"},\"status\":{\"phase\":\"Terminating\"}}");
-	CU_ASSERT_STRING_EQUAL(str(o, "message"),
-	                       "Namespace \"s1\" is invalid: status.Phase: Invalid value: "
-	                       "\"Terminating\": may only be 'Active' if `deletionTimestamp` is empty");
+	CU_ASSERT_STRING_EQUAL(
+	    str(o, "message"),
+	    "Namespace \"s1\" is invalid: status.Phase: Invalid value: "
+	    "\"Terminating\": may only be 'Active' if `deletionTimestamp` is empty");
 	json_object_put(o);
 	o = nl_http_expect(200, base, "PATCH", NS "/s1/status",
 	                   "{\"status\":{\"conditions\":null}}", "application/merge-patch+json");
@@ -206,8 +209,9 @@ static void test_namespaces__immortal_namespaces_are_forbidden(void)
 		char path[64], msg[128];
 		snprintf(path, sizeof(path), NS "/%s", names[i]);
 		json_object *o = req(403, "DELETE", path, NULL);
-		snprintf(msg, sizeof(msg), "namespaces \"%s\" is forbidden: this namespace may not be "
-		                           "deleted",
+		snprintf(msg, sizeof(msg),
+		         "namespaces \"%s\" is forbidden: this namespace may not be "
+		         "deleted",
 		         names[i]);
 		CU_ASSERT_STRING_EQUAL(str(o, "message"), msg);
 		CU_ASSERT_STRING_EQUAL(str(o, "reason"), "Forbidden");
@@ -264,8 +268,9 @@ static void test_namespaces__delete_terminates_then_the_controller_removes(void)
 	CU_ASSERT_STRING_EQUAL(str(o, "details.name"), "late");
 	CU_ASSERT_STRING_EQUAL(str(o, "details.kind"), "configmaps");
 	json_object *causes = nl_json_get_path(o, "details.causes");
-	json_object *cause =
-	    json_object_is_type(causes, json_type_array) ? json_object_array_get_idx(causes, 0) : NULL;
+	json_object *cause = json_object_is_type(causes, json_type_array)
+	                         ? json_object_array_get_idx(causes, 0)
+	                         : NULL;
 	CU_ASSERT_STRING_EQUAL(str(cause, "reason"), "NamespaceTerminating");
 	CU_ASSERT_STRING_EQUAL(str(cause, "message"), "namespace t1 is being terminated");
 	CU_ASSERT_STRING_EQUAL(str(cause, "field"), "metadata.namespace");
@@ -357,7 +362,8 @@ static void test_namespaces__other_spec_finalizer_keeps_it(void)
 static CU_TestInfo tests[] = {
     {"create_sets_the_kubernetes_finalizer_and_active",
      test_namespaces__create_sets_the_kubernetes_finalizer_and_active},
-    {"update_and_patch_keep_spec_and_status", test_namespaces__update_and_patch_keep_spec_and_status},
+    {"update_and_patch_keep_spec_and_status",
+     test_namespaces__update_and_patch_keep_spec_and_status},
     {"status_and_finalize_subresources", test_namespaces__status_and_finalize_subresources},
     {"immortal_namespaces_are_forbidden", test_namespaces__immortal_namespaces_are_forbidden},
     {"delete_preconditions", test_namespaces__delete_preconditions},
