@@ -87,9 +87,11 @@ static void test_openapi__operations_follow_served_verbs(void)
 	                       "readCoreV1NodeStatus");
 	CU_ASSERT_PTR_NOT_NULL(json_object_object_get(status, "put"));
 	CU_ASSERT_PTR_NULL(json_object_object_get(status, "delete"));
-	/* Namespaces are not updated with PUT here; PATCH is always listed. */
+	/* Namespaces are updated with PUT, not deleted as a collection. */
 	json_object *ns = json_object_object_get(paths, "/api/v1/namespaces/{name}");
-	CU_ASSERT_PTR_NULL(json_object_object_get(ns, "put"));
+	CU_ASSERT_PTR_NOT_NULL(json_object_object_get(ns, "put"));
+	CU_ASSERT_PTR_NULL(
+	    json_object_object_get(json_object_object_get(paths, "/api/v1/namespaces"), "delete"));
 	CU_ASSERT_PTR_NOT_NULL(json_object_object_get(ns, "patch"));
 	json_object *body = json_object_object_get(
 	    json_object_object_get(json_object_object_get(ns, "patch"), "requestBody"), "content");

@@ -304,7 +304,7 @@ static void test_patch_handler__concurrent_patches_retry_instead_of_conflicting(
 /* PATCH is served wherever update is, so discovery advertises it. */
 static void test_patch_handler__served_where_update_is(void)
 {
-	answer a = handle("PATCH", "/api/v1/namespaces/default", NULL, MERGE, NULL, "{}");
+	answer a = handle("PATCH", "/api/v1/namespaces/default/finalize", NULL, MERGE, NULL, "{}");
 	CU_ASSERT_EQUAL(a.code, 405);
 	json_object_put(a.body);
 	a = handle("PATCH", "/api/v1/namespaces/default/configmaps", NULL, MERGE, NULL, "{}");
@@ -312,7 +312,9 @@ static void test_patch_handler__served_where_update_is(void)
 	json_object_put(a.body);
 	CU_ASSERT_TRUE(mock_route_allows(mock_resource_get(MOCK_KIND_NODE), "patch", 1));
 	CU_ASSERT_TRUE(mock_route_allows(mock_resource_get(MOCK_KIND_LEASE), "patch", 0));
-	CU_ASSERT_FALSE(mock_route_allows(mock_resource_get(MOCK_KIND_NAMESPACE), "patch", 0));
+	CU_ASSERT_TRUE(mock_route_allows(mock_resource_get(MOCK_KIND_NAMESPACE), "patch", 0));
+	CU_ASSERT_FALSE(
+	    mock_route_allows_sub(mock_resource_get(MOCK_KIND_NAMESPACE), "patch", "finalize"));
 }
 
 /* Issue 19's JSON-patch bomb: each copy of the whole object into itself

@@ -135,10 +135,11 @@ static void test_routing__methods_per_route(void)
 	CU_ASSERT_EQUAL(handle("PUT", "/api/v1/namespaces/default/configmaps", "{}"), 405);
 	CU_ASSERT_EQUAL(handle("POST", "/api/v1/nodes/x", "{}"), 405);
 	CU_ASSERT_EQUAL(handle("DELETE", "/api/v1/nodes/x/status", NULL), 405);
-	/* Namespaces: get, list, create, delete only. */
+	/* Namespaces: no deletecollection; /finalize is PUT only. */
 	CU_ASSERT_EQUAL(
 	    handle("PUT", "/api/v1/namespaces/default", "{\"metadata\":{\"name\":\"default\"}}"),
-	    405);
+	    200);
+	CU_ASSERT_EQUAL(handle("GET", "/api/v1/namespaces/default/finalize", NULL), 405);
 	CU_ASSERT_EQUAL(handle("GET", "/api/v1/namespaces/default", NULL), 200);
 	CU_ASSERT_EQUAL(handle("DELETE", "/api/v1/namespaces", NULL), 405);
 	CU_ASSERT_EQUAL(handle("BREW", "/api/v1/nodes", NULL), 405);
@@ -180,7 +181,13 @@ static void test_routing__discovery_verbs_match_dispatch(void)
 	CU_ASSERT_TRUE(mock_route_allows(node, "get", 1));
 	CU_ASSERT_TRUE(mock_route_allows(node, "update", 1));
 	CU_ASSERT_FALSE(mock_route_allows(node, "delete", 1));
-	CU_ASSERT_FALSE(mock_route_allows(mock_resource_get(MOCK_KIND_NAMESPACE), "update", 0));
+	CU_ASSERT_TRUE(mock_route_allows(mock_resource_get(MOCK_KIND_NAMESPACE), "update", 0));
+	CU_ASSERT_FALSE(
+	    mock_route_allows(mock_resource_get(MOCK_KIND_NAMESPACE), "deletecollection", 0));
+	CU_ASSERT_TRUE(
+	    mock_route_allows_sub(mock_resource_get(MOCK_KIND_NAMESPACE), "update", "finalize"));
+	CU_ASSERT_FALSE(
+	    mock_route_allows_sub(mock_resource_get(MOCK_KIND_NAMESPACE), "get", "finalize"));
 	CU_ASSERT_TRUE(mock_route_allows(mock_resource_get(MOCK_KIND_EVENT), "create", 0));
 }
 

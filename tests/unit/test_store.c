@@ -886,42 +886,53 @@ static void test_store__observer_sees_every_change_in_order(void)
 	mock_store_free(s);
 }
 
-static void test_store__deleting_a_namespace_deletes_its_objects(void)
+/* The namespace registry's Delete: the first DELETE makes the namespace
+ * Terminating and keeps it and its objects (the namespace controller
+ * deletes them), creates in it are NamespaceLifecycle's 403; a DELETE once
+ * spec.finalizers is empty removes it. */
+static void test_store__deleting_a_namespace_makes_it_terminating(void)
 {
 	mock_store *s = new_store();
 	event_log l = {{0}, 0, 0};
 	char *js = NULL;
 	size_t len = 0;
+	int deleted = 1;
 	nl_status *st = NULL;
 	add_namespace(s, "team");   /* 3 */
 	add_namespace(s, "team-b"); /* 4 */
 	cm(s, "team", "b", NULL);   /* 5 */
 	cm(s, "team", "a", NULL);   /* 6 */
 	create_ok(s, &lease_res, "{\"metadata\":{\"name\":\"l\",\"namespace\":\"team\"}}");
-	cm(s, "team-b", "a", NULL);  /* 8 */
-	cm(s, "default", "a", NULL); /* 9 */
 	mock_store_set_observer(s, record_event, &l);
 
-	CU_ASSERT_EQUAL(mock_store_delete(s, &ns_res, NULL, "team", NULL, NULL, &js, &len, &st), 0);
-	CU_ASSERT_STRING_EQUAL(l.log, "DELETED configmaps team/a@10;DELETED configmaps "
-	                              "team/b@11;DELETED leases team/l@12;DELETED namespaces "
-	                              "/team@13");
+	CU_ASSERT_EQUAL(
+	    mock_store_delete_ex(s, &ns_res, NULL, "team", 0, NULL, NULL, &js, &len, &deleted, &st),
+	    0);
+	CU_ASSERT_EQUAL(deleted, 0);
+	CU_ASSERT_STRING_EQUAL(l.log, "MODIFIED namespaces /team@8");
 	json_object *o = nl_test_json(js);
-	CU_ASSERT_STRING_EQUAL(meta(o, "resourceVersion"), "13");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(o, "status.phase"), "Terminating");
+	CU_ASSERT_STRING_EQUAL(meta(o, "deletionTimestamp"), "2024-05-01T10:00:00Z");
+	CU_ASSERT_PTR_NULL(nl_json_get_path(o, "metadata.deletionGracePeriodSeconds"));
 	json_object_put(o);
 	free(js);
-	CU_ASSERT_EQUAL(mock_store_rv(s), 13);
+	js = NULL;
 	CU_ASSERT_EQUAL(mock_store_count(s, &cm_res), 2);
-	CU_ASSERT_EQUAL(mock_store_count(s, &lease_res), 0);
-	CU_ASSERT_EQUAL(mock_store_count(s, &ns_res), 3);
-	js = get_json(s, &cm_res, "team-b", "a");
-	free(js);
+	CU_ASSERT_EQUAL(mock_store_count(s, &lease_res), 1);
 	CU_ASSERT_EQUAL(write_text(s, &cm_res, MOCK_WRITE_CREATE,
-	                           "{\"metadata\":{\"name\":\"a\",\"namespace\":\"team\"}}", NULL,
+	                           "{\"metadata\":{\"name\":\"c\",\"namespace\":\"team\"}}", NULL,
 	                           &st),
-	                NL_ENOTFOUND);
+	                NL_EFORBIDDEN);
+	CU_ASSERT_EQUAL(st ? st->code : 0, 403);
 	nl_status_free(st);
 	st = NULL;
+	/* no spec.finalizers here: the next DELETE removes it */
+	CU_ASSERT_EQUAL(
+	    mock_store_delete_ex(s, &ns_res, NULL, "team", 0, NULL, NULL, &js, &len, &deleted, &st),
+	    0);
+	CU_ASSERT_EQUAL(deleted, 1);
+	free(js);
+	CU_ASSERT_STRING_EQUAL(l.log, "MODIFIED namespaces /team@8;DELETED namespaces /team@9");
 	mock_store_set_observer(s, NULL, NULL);
 	mock_store_free(s);
 }
@@ -1291,36 +1302,6 @@ static void test_store__delete_collection_returns_what_it_deleted(void)
 	mock_store_free(s);
 }
 
-static void test_store__delete_collection_of_namespaces_deletes_their_objects(void)
-{
-	mock_store *s = new_store();
-	mock_list_opts o = {0};
-	nl_buf b;
-	add_namespace(s, "gone-a");
-	add_namespace(s, "gone-b");
-	cm(s, "gone-a", "x", NULL);
-	cm(s, "gone-b", "y", NULL);
-	cm(s, "default", "z", NULL);
-	o.fields = fields("metadata.name!=default,metadata.name!=kube-node-lease");
-	nl_buf_init(&b, 0);
-	CU_ASSERT_EQUAL(mock_store_delete_collection(s, &ns_res, &o, &b, NULL), 0);
-	json_object *l = nl_test_json(b.data);
-	char names[256];
-	item_names(names, sizeof(names), l);
-	CU_ASSERT_STRING_EQUAL(names, "gone-a,gone-b");
-	/* gone-a/x (8), gone-a (9), gone-b/y (10), gone-b (11) */
-	json_object *items = nl_json_get_path(l, "items");
-	CU_ASSERT_STRING_EQUAL(meta(json_object_array_get_idx(items, 0), "resourceVersion"), "9");
-	CU_ASSERT_STRING_EQUAL(meta(json_object_array_get_idx(items, 1), "resourceVersion"), "11");
-	json_object_put(l);
-	nl_buf_free(&b);
-	nl_field_selector_free((nl_field_selector *)o.fields);
-	CU_ASSERT_EQUAL(mock_store_count(s, &cm_res), 1);
-	CU_ASSERT_EQUAL(mock_store_count(s, &ns_res), 2);
-	CU_ASSERT_EQUAL(mock_store_rv(s), 11);
-	mock_store_free(s);
-}
-
 /* ---- concurrency -------------------------------------------------------- */
 
 #define THREADS 8
@@ -1623,7 +1604,7 @@ static CU_TestInfo tests[] = {
      test_store__a_concurrent_write_makes_the_update_start_over},
     {"delete preconditions", test_store__delete_checks_preconditions},
     {"observer sees changes in order", test_store__observer_sees_every_change_in_order},
-    {"namespace delete cascades", test_store__deleting_a_namespace_deletes_its_objects},
+    {"namespace delete terminates", test_store__deleting_a_namespace_makes_it_terminating},
     {"list order and shape", test_store__list_is_in_key_order_without_type_meta},
     {"list selectors", test_store__list_filters_by_labels_and_fields},
     {"list unsupported field is 400", test_store__list_refuses_unsupported_field_selectors},
@@ -1631,8 +1612,6 @@ static CU_TestInfo tests[] = {
     {"list bad continue is 400", test_store__list_refuses_bad_continue_tokens},
     {"list resourceVersion rules", test_store__list_resource_version_rules},
     {"delete collection", test_store__delete_collection_returns_what_it_deleted},
-    {"delete collection of namespaces",
-     test_store__delete_collection_of_namespaces_deletes_their_objects},
     {"concurrent read-modify-write", test_store__concurrent_read_modify_write_loses_no_update},
     CU_TEST_INFO_NULL,
 };
