@@ -17,11 +17,11 @@ static const char *const candidate_verbs[] = {
     "create", "delete", "deletecollection", "get", "list", "patch", "update", "watch", NULL,
 };
 
-static json_object *verbs(const mock_resource *r, int subresource)
+static json_object *verbs(const mock_resource *r, const char *subresource)
 {
 	json_object *arr = json_object_new_array();
 	for (int i = 0; candidate_verbs[i]; i++)
-		if (mock_route_allows(r, candidate_verbs[i], subresource))
+		if (mock_route_allows_sub(r, candidate_verbs[i], subresource))
 			json_object_array_add(arr, json_object_new_string(candidate_verbs[i]));
 	return arr;
 }
@@ -43,7 +43,7 @@ static json_object *resource(const mock_resource *r)
 	json_object_object_add(o, "scope",
 	                       json_object_new_string(r->namespaced ? "Namespaced" : "Cluster"));
 	json_object_object_add(o, "singularResource", json_object_new_string(r->singular));
-	json_object_object_add(o, "verbs", verbs(r, 0));
+	json_object_object_add(o, "verbs", verbs(r, ""));
 	if (r->short_names && r->short_names[0]) {
 		json_object *sn = json_object_new_array();
 		for (int i = 0; r->short_names[i]; i++)
@@ -51,11 +51,18 @@ static json_object *resource(const mock_resource *r)
 		json_object_object_add(o, "shortNames", sn);
 	}
 	if (r->has_status) {
-		json_object *subs = json_object_new_array(), *s = json_object_new_object();
-		json_object_object_add(s, "subresource", json_object_new_string("status"));
-		json_object_object_add(s, "responseKind", response_kind(r));
-		json_object_object_add(s, "verbs", verbs(r, 1));
-		json_object_array_add(subs, s);
+		/* by name, as the apiserver lists them */
+		static const char *const subs_ns[] = {"finalize", "status", NULL};
+		static const char *const subs_other[] = {"status", NULL};
+		const char *const *names = r->id == MOCK_KIND_NAMESPACE ? subs_ns : subs_other;
+		json_object *subs = json_object_new_array();
+		for (size_t i = 0; names[i]; i++) {
+			json_object *s = json_object_new_object();
+			json_object_object_add(s, "subresource", json_object_new_string(names[i]));
+			json_object_object_add(s, "responseKind", response_kind(r));
+			json_object_object_add(s, "verbs", verbs(r, names[i]));
+			json_object_array_add(subs, s);
+		}
 		json_object_object_add(o, "subresources", subs);
 	}
 	return o;

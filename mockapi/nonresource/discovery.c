@@ -88,19 +88,21 @@ static json_object *api_group(const char *group, int with_type_meta)
 	return g;
 }
 
-static json_object *resource_entry(const mock_resource *r, int subresource)
+/* r's entry, or its subresource's ("" for none). */
+static json_object *resource_entry(const mock_resource *r, const char *sub)
 {
 	char name[96];
+	int subresource = *sub != '\0';
 	json_object *o = json_object_new_object();
 	json_object *verbs = json_object_new_array();
-	snprintf(name, sizeof(name), "%s%s", r->plural, subresource ? "/status" : "");
+	snprintf(name, sizeof(name), "%s%s%s", r->plural, subresource ? "/" : "", sub);
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "singularName",
 	                       json_object_new_string(subresource ? "" : r->singular));
 	json_object_object_add(o, "namespaced", json_object_new_boolean(r->namespaced));
 	json_object_object_add(o, "kind", json_object_new_string(r->kind));
 	for (int i = 0; all_verbs[i]; i++)
-		if (mock_route_allows(r, all_verbs[i], subresource))
+		if (mock_route_allows_sub(r, all_verbs[i], sub))
 			json_object_array_add(verbs, json_object_new_string(all_verbs[i]));
 	json_object_object_add(o, "verbs", verbs);
 	if (!subresource && r->short_names && r->short_names[0]) {
@@ -130,9 +132,11 @@ static json_object *resource_list(const char *group, const char *version)
 	for (size_t id = 0; (r = mock_resource_served(id)) != NULL; id++) {
 		if (strcmp(r->group, group) != 0 || strcmp(r->version, version) != 0)
 			continue;
-		json_object_array_add(items, resource_entry(r, 0));
+		json_object_array_add(items, resource_entry(r, ""));
+		if (r->id == MOCK_KIND_NAMESPACE)
+			json_object_array_add(items, resource_entry(r, "finalize"));
 		if (r->has_status)
-			json_object_array_add(items, resource_entry(r, 1));
+			json_object_array_add(items, resource_entry(r, "status"));
 	}
 	if (json_object_array_length(items) == 0) {
 		json_object_put(items);

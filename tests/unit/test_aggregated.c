@@ -152,8 +152,15 @@ static void compare_with_legacy(const char *legacy_path, json_object *agg_resour
 		json_object *ar = find_resource(agg_resources, name);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(ar);
 		if (slash) {
-			ar = json_object_array_get_idx(json_object_object_get(ar, "subresources"),
-			                               0);
+			json_object *subs = json_object_object_get(ar, "subresources");
+			ar = NULL;
+			for (size_t k = 0; k < json_object_array_length(subs); k++) {
+				json_object *s = json_object_array_get_idx(subs, k);
+				if (strcmp(json_object_get_string(
+				               json_object_object_get(s, "subresource")),
+				           slash + 1) == 0)
+					ar = s;
+			}
 			CU_ASSERT_PTR_NOT_NULL_FATAL(ar);
 		} else {
 			int namespaced =
