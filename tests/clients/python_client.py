@@ -4,8 +4,8 @@
 Usage: python_client.py KUBECONFIG
 
 CRUD of a ConfigMap and a Lease, a stale replace that must raise the client's
-409 ApiException (reason Conflict), and a watch that must see ADDED, MODIFIED
-and DELETED in order while this thread writes. The server is started by
+409 ApiException (reason Conflict), a watch that must see ADDED, MODIFIED
+and DELETED in order while this thread writes, and patch_namespace. The server is started by
 tests/integration/python_client.sh; this script starts nothing.
 """
 
@@ -157,6 +157,23 @@ def watch_in_order(core):
     print("ok: watch saw ADDED, MODIFIED, DELETED in order")
 
 
+def namespace_patch(core):
+    """patch_namespace (a strategic merge patch), then delete_namespace,
+    which leaves the namespace Terminating, and a create in it."""
+    name = "py-ns"
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=name)))
+    patched = core.patch_namespace(name, {"metadata": {"labels": {"team": "py"}}})
+    check(patched.metadata.labels.get("team") == "py", "patch_namespace labels %r" % patched.metadata.labels)
+    check(patched.spec.finalizers == ["kubernetes"], "finalizers %r" % patched.spec.finalizers)
+    core.delete_namespace(name)  # typed as V1Status, though the answer is the namespace
+    phase = core.read_namespace(name).status.phase
+    check(phase == "Terminating", "phase after delete_namespace: %r" % phase)
+    e = expect_status(403, core.create_namespaced_config_map, name,
+                      client.V1ConfigMap(metadata=client.V1ObjectMeta(name="late")))
+    check("because it is being terminated" in e.body, "403 body %s" % e.body)
+    print("ok: patch_namespace, delete_namespace Terminating, 403 in it")
+
+
 def main():
     if len(sys.argv) != 2:
         fail("usage: python_client.py KUBECONFIG")
@@ -168,6 +185,7 @@ def main():
     configmap_crud(core)
     lease_crud(coord)
     watch_in_order(core)
+    namespace_patch(core)
     print("PASS: python kubernetes client in %.1fs" % (time.monotonic() - t0))
 
 
