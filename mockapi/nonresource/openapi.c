@@ -344,6 +344,21 @@ static void add_object(json_object *paths, const res_ctx *c, int sub)
 	json_object_object_add(paths, path, item);
 }
 
+/* namespaces/{name}/finalize: PUT only (FinalizeREST is an Updater). */
+static void add_finalize(json_object *paths, const res_ctx *c)
+{
+	static const char *const any[] = {"*/*", NULL};
+	char path[256], id[256];
+	json_object *item = path_item(c, 1, 0);
+	op_id(id, sizeof(id), "replace", c, "", "Finalize");
+	json_object_object_add(item, "put",
+	                       operation(c, "put", id, query_params(write_params),
+	                                 request_body(c->kind_ref, any, 1),
+	                                 responses(c->kind_ref, "01", 0)));
+	mock_route_path(path, sizeof(path), c->r, NULL, "{name}/finalize");
+	json_object_object_add(paths, path, item);
+}
+
 /* "api/v1" → ("", "v1"); "apis/<group>/<version>" → (group, version). */
 static int split_gv(const char *gv_path, char *group, size_t gcap, char *version, size_t vcap)
 {
@@ -379,6 +394,8 @@ json_object *mock_openapi_v3_document(const char *gv_path)
 		add_object(paths, &c, 0);
 		if (r->has_status)
 			add_object(paths, &c, 1);
+		if (mock_route_allows_sub(r, "update", "finalize"))
+			add_finalize(paths, &c);
 		mock_openapi_add_schemas(schemas, r);
 		served++;
 	}

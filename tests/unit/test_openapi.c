@@ -87,6 +87,13 @@ static void test_openapi__operations_follow_served_verbs(void)
 	                       "readCoreV1NodeStatus");
 	CU_ASSERT_PTR_NOT_NULL(json_object_object_get(status, "put"));
 	CU_ASSERT_PTR_NULL(json_object_object_get(status, "delete"));
+	/* /finalize is PUT only. */
+	json_object *fin = json_object_object_get(paths, "/api/v1/namespaces/{name}/finalize");
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(
+	                           json_object_object_get(fin, "put"), "operationId")),
+	                       "replaceCoreV1NamespaceFinalize");
+	CU_ASSERT_PTR_NULL(json_object_object_get(fin, "get"));
+	CU_ASSERT_PTR_NULL(json_object_object_get(fin, "patch"));
 	/* Namespaces are updated with PUT, not deleted as a collection. */
 	json_object *ns = json_object_object_get(paths, "/api/v1/namespaces/{name}");
 	CU_ASSERT_PTR_NOT_NULL(json_object_object_get(ns, "put"));
