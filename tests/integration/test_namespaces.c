@@ -422,6 +422,43 @@ static void test_namespaces__dry_run_and_policy(void)
 	json_object_put(req(404, "GET", NS "/d1", NULL));
 }
 
+/* Several kinds and finalizers: each list is sorted, the group written
+ * after the resource (empty for core, hence "configmaps."). */
+static void test_namespaces__conditions_list_every_kind_and_finalizer(void)
+{
+	create_ns("m1");
+	create_cm("m1", "a", "[\"example.com/b\",\"example.com/a\"]");
+	create_cm("m1", "b", "[\"example.com/b\"]");
+	for (int i = 0; i < 2; i++) {
+		char body[256];
+		snprintf(body, sizeof(body),
+		         "{\"metadata\":{\"name\":\"l%d\",\"finalizers\":[\"example.com/b\"]}}", i);
+		json_object_put(
+		    req(201, "POST", "/apis/coordination.k8s.io/v1/namespaces/m1/leases", body));
+	}
+	json_object_put(req(200, "DELETE", NS "/m1", NULL));
+	advance(5);
+	json_object *o = req(200, "GET", NS "/m1", NULL);
+	CU_ASSERT_STRING_EQUAL(str(condition(o, "NamespaceContentRemaining"), "message"),
+	                       "Some resources are remaining: configmaps. has 2 resource "
+	                       "instances, leases.coordination.k8s.io has 2 resource instances");
+	CU_ASSERT_STRING_EQUAL(str(condition(o, "NamespaceFinalizersRemaining"), "message"),
+	                       "Some content in the namespace has finalizers remaining: "
+	                       "example.com/a in 1 resource instances, example.com/b in 4 "
+	                       "resource instances");
+	json_object_put(o);
+	/* the content goes: the conditions turn to their ok variants first */
+	static const char *const paths[] = {NS "/m1/configmaps/a", NS "/m1/configmaps/b",
+	                                    "/apis/coordination.k8s.io/v1/namespaces/m1/leases/l0",
+	                                    "/apis/coordination.k8s.io/v1/namespaces/m1/leases/l1"};
+	for (size_t i = 0; i < 4; i++)
+		json_object_put(nl_http_expect(200, base, "PATCH", paths[i],
+		                               "{\"metadata\":{\"finalizers\":null}}",
+		                               "application/merge-patch+json"));
+	advance(5);
+	json_object_put(req(404, "GET", NS "/m1", NULL));
+}
+
 static void controller_off(mock_options *o)
 {
 	o->controllers = "*,-namespace";
@@ -455,6 +492,8 @@ static CU_TestInfo tests[] = {
      test_namespaces__delete_terminates_then_the_controller_removes},
     {"content_with_finalizers_keeps_it", test_namespaces__content_with_finalizers_keeps_it},
     {"other_spec_finalizer_keeps_it", test_namespaces__other_spec_finalizer_keeps_it},
+    {"conditions_list_every_kind_and_finalizer",
+     test_namespaces__conditions_list_every_kind_and_finalizer},
     {"watch_sees_termination_then_deleted", test_namespaces__watch_sees_termination_then_deleted},
     {"dry_run_and_policy", test_namespaces__dry_run_and_policy},
     {"without_the_controller_it_stays", test_namespaces__without_the_controller_it_stays},
