@@ -67,6 +67,15 @@ int mock_server_journal(char **out, mock_server *s, uint64_t since);
  * namespaces and fixtures, new uids, resourceVersion keeps counting up),
  * journal and faults cleared, controller state forgotten. */
 int mock_server_reset(mock_server *s, nl_err *err);
+/* For in-process harnesses that run many independent sessions on one
+ * server (the fuzz targets): remember the whole state now, and later go
+ * back to exactly it (objects, uids, resourceVersions, the counter) with
+ * no watch history, faults, journal or metrics, and the controllers as
+ * new. Only for a server that was never started and has no --state-file,
+ * and rewinding needs every watch closed: a client would see
+ * resourceVersions go back (NL_EINVAL otherwise). 0 or NL_ENOMEM. */
+int mock_server_save(mock_server *s);
+int mock_server_rewind(mock_server *s);
 /* Run the controller work due at the server clock's now (node lifecycle
  * every node_monitor_period, garbage collection when the store changed),
  * synchronously. With an injected clock and controller_tick_ms 0 this is

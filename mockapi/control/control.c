@@ -192,16 +192,21 @@ int mock_control_reset(mock_control *c, nl_err *err)
 		return nl_err_set(err, NL_EINVAL, "no control state");
 	if (json_object_deep_copy(c->seed, &seed, NULL) != 0)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
-	mock_faults_clear(NULL, c->faults);
 	int rc = mock_store_clear(c->api->store);
 	if (rc == 0)
 		rc = mock_fixtures_apply(c->api, seed, "seeded state", err);
 	else
 		nl_err_set(err, rc, "cannot clear the store");
 	json_object_put(seed);
+	mock_control_forget(c);
+	return rc;
+}
+
+void mock_control_forget(mock_control *c)
+{
+	mock_faults_clear(NULL, c->faults);
 	mock_controllers_reset(c->controllers);
 	mock_journal_clear(c->journal);
-	return rc;
 }
 
 /* ------------------------------------------------------------------------

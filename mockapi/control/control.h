@@ -67,4 +67,7 @@ nl_status *mock_control_forbidden(const char *user, const char *verb, const char
 
 /* The store back to the seeded state, faults and journal cleared. */
 int mock_control_reset(mock_control *c, nl_err *err);
+/* What a reset does besides the store: no faults, an empty journal, the
+ * controllers as new. */
+void mock_control_forget(mock_control *c);
 #endif

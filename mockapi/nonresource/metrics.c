@@ -66,6 +66,15 @@ void mock_metrics_free(mock_metrics *m)
 	free(m);
 }
 
+void mock_metrics_clear(mock_metrics *m)
+{
+	pthread_mutex_lock(&m->lock);
+	free(m->series);
+	m->series = NULL;
+	m->n = m->alloc = 0;
+	pthread_mutex_unlock(&m->lock);
+}
+
 int64_t mock_metrics_now(void)
 {
 	struct timespec ts;

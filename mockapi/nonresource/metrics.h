@@ -28,6 +28,8 @@ int mock_metrics_new(mock_metrics **out);
 /* Monotonic microseconds, what request durations are measured in. */
 int64_t mock_metrics_now(void);
 void mock_metrics_free(mock_metrics *m);
+/* Forget every observation, as if new (mock_server_rewind). */
+void mock_metrics_clear(mock_metrics *m);
 
 /* The labels of one request, as the apiserver's metrics filter computes
  * them: verb GET, LIST, WATCH, POST, PUT, PATCH, APPLY (a server-side

@@ -3,8 +3,11 @@
  * the handler3 endpoints, and the meta types every document refers to. */
 #include "openapi.h"
 
+#include <nodelet/errors.h>
 #include <nodelet/meta.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -417,30 +420,99 @@ json_object *mock_openapi_v3_document(const char *gv_path)
 	return doc;
 }
 
-static void doc_etag(char tag[MOCK_ETAG_LEN], json_object *doc)
+int mock_openapi_keep(mock_openapi_text *out, const char *data, size_t len)
+{
+	out->text = malloc(len + 1);
+	if (!out->text)
+		return NL_ENOMEM;
+	memcpy(out->text, data, len);
+	out->text[len] = '\0';
+	out->len = len;
+	mock_etag_compute(out->tag, data, len);
+	return 0;
+}
+
+static void keep_doc(mock_openapi_text *out, json_object *doc)
 {
 	size_t len = 0;
 	const char *text = nl_json_compact(doc, &len);
-	mock_etag_compute(tag, text, len);
+	if (text)
+		mock_openapi_keep(out, text, len);
+}
+
+/* "apis/<group>/<version>" or "api/<version>" of r. */
+static void gv_path_of(char *out, size_t cap, const mock_resource *r)
+{
+	if (r->group[0])
+		snprintf(out, cap, "apis/%s/%s", r->group, r->version);
+	else
+		snprintf(out, cap, "api/%s", r->version);
+}
+
+/* The served documents, built once (mock_openapi_text). */
+static struct {
+	char gv[MOCK_KIND_COUNT][192];
+	mock_openapi_text docs[MOCK_KIND_COUNT];
+	size_t n;
+	mock_openapi_text index;
+} kept;
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+
+static const mock_openapi_text *kept_find(const char *gv_path)
+{
+	for (size_t i = 0; i < kept.n; i++)
+		if (strcmp(kept.gv[i], gv_path) == 0)
+			return &kept.docs[i];
+	return NULL;
+}
+
+static json_object *index_build(void);
+
+static void kept_build(void)
+{
+	for (int id = 0; id < MOCK_KIND_COUNT; id++) {
+		char gv[192];
+		gv_path_of(gv, sizeof(gv), mock_resource_get((mock_kind)id));
+		size_t i = 0;
+		while (i < kept.n && strcmp(kept.gv[i], gv) != 0)
+			i++;
+		if (i < kept.n)
+			continue;
+		json_object *doc = mock_openapi_v3_document(gv);
+		snprintf(kept.gv[kept.n], sizeof(kept.gv[0]), "%s", gv);
+		keep_doc(&kept.docs[kept.n++], doc);
+		json_object_put(doc);
+	}
+	json_object *idx = index_build();
+	keep_doc(&kept.index, idx);
+	json_object_put(idx);
+}
+
+/* The kept document of gv_path, or NULL when none is served. */
+static const mock_openapi_text *kept_doc(const char *gv_path)
+{
+	pthread_once(&kept_once, kept_build);
+	return kept_find(gv_path);
 }
 
 json_object *mock_openapi_v3_index(void)
 {
+	pthread_once(&kept_once, kept_build);
+	return index_build();
+}
+
+/* The index of the kept documents (under kept_once). */
+static json_object *index_build(void)
+{
 	json_object *idx = json_object_new_object(), *paths = json_object_new_object();
 	for (int id = 0; id < MOCK_KIND_COUNT; id++) {
-		const mock_resource *r = mock_resource_get((mock_kind)id);
-		char gv[192], url[256], tag[MOCK_ETAG_LEN];
-		if (r->group[0])
-			snprintf(gv, sizeof(gv), "apis/%s/%s", r->group, r->version);
-		else
-			snprintf(gv, sizeof(gv), "api/%s", r->version);
+		char gv[192], url[256];
+		gv_path_of(gv, sizeof(gv), mock_resource_get((mock_kind)id));
 		if (json_object_object_get_ex(paths, gv, NULL))
 			continue;
-		json_object *doc = mock_openapi_v3_document(gv);
-		doc_etag(tag, doc);
-		json_object_put(doc);
+		const mock_openapi_text *doc = kept_find(gv);
 		json_object *entry = json_object_new_object();
-		snprintf(url, sizeof(url), "/openapi/v3/%s?hash=%s", gv, tag);
+		snprintf(url, sizeof(url), "/openapi/v3/%s?hash=%s", gv, doc ? doc->tag : "");
 		json_object_object_add(entry, "serverRelativeURL", json_object_new_string(url));
 		json_object_object_add(paths, gv, entry);
 	}
@@ -467,13 +539,14 @@ json_object *mock_openapi_v3_index(void)
 	return idx;
 }
 
-static void answer_doc(mock_response *resp, const mock_request *req, json_object *doc,
-                       const char *tag)
+static void answer_doc(mock_response *resp, const mock_request *req, const mock_openapi_text *doc)
 {
-	size_t len = 0;
-	const char *text = nl_json_compact(doc, &len);
-	if (!mock_etag_serve(resp, req, tag))
-		mock_response_json(resp, 200, text, len);
+	if (!doc->text) {
+		mock_response_status(resp, nl_status_internal("cannot build the OpenAPI document"));
+		return;
+	}
+	if (!mock_etag_serve(resp, req, doc->tag))
+		mock_response_json(resp, 200, doc->text, doc->len);
 	resp->content_type = "application/json";
 }
 
@@ -495,13 +568,12 @@ static void group_version(const mock_request *req, mock_response *resp, const ch
 		resp->content_type = "text/plain; charset=utf-8";
 		return;
 	}
-	json_object *doc = mock_openapi_v3_document(gv);
+	const mock_openapi_text *doc = kept_doc(gv);
 	if (!doc) {
 		mock_response_status(resp, nl_status_unknown_path());
 		return;
 	}
-	char tag[MOCK_ETAG_LEN];
-	doc_etag(tag, doc);
+	const char *tag = doc->tag;
 	const char *hash = mock_request_query(req, "hash");
 	if (hash && *hash && strcmp(hash, tag) != 0) {
 		char url[320], body[512];
@@ -511,7 +583,6 @@ static void group_version(const mock_request *req, mock_response *resp, const ch
 		mock_response_header(resp, "Location", url);
 		mock_response_json(resp, 301, body, (size_t)n);
 		resp->content_type = "text/html; charset=utf-8";
-		json_object_put(doc);
 		return;
 	}
 	if (hash && *hash) {
@@ -523,8 +594,7 @@ static void group_version(const mock_request *req, mock_response *resp, const ch
 		mock_response_header(resp, "Cache-Control", "public, immutable");
 		mock_response_header(resp, "Expires", expires);
 	}
-	answer_doc(resp, req, doc, tag);
-	json_object_put(doc);
+	answer_doc(resp, req, doc);
 }
 
 int mock_handle_openapi(const mock_request *req, mock_response *resp)
@@ -532,11 +602,8 @@ int mock_handle_openapi(const mock_request *req, mock_response *resp)
 	const char *p = req->path;
 	resp->identity = 1; /* kube-openapi's handler never compresses */
 	if (strcmp(p, "/openapi/v3") == 0) {
-		json_object *idx = mock_openapi_v3_index();
-		char tag[MOCK_ETAG_LEN];
-		doc_etag(tag, idx);
-		answer_doc(resp, req, idx, tag);
-		json_object_put(idx);
+		pthread_once(&kept_once, kept_build);
+		answer_doc(resp, req, &kept.index);
 		return 1;
 	}
 	if (strncmp(p, "/openapi/v3/", 12) == 0) {

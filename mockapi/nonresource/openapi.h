@@ -28,7 +28,20 @@
 #include <nodelet/buf.h>
 
 #include "api/resources.h"
+#include "core/etag.h"
 #include "core/request.h"
+
+/* A document as served: its bytes and ETag. The documents depend only on
+ * the built-in kinds, so each is built once per process and kept (building
+ * the v3 index, which hashes every group-version, took ~40 ms under ASan;
+ * kube-openapi also builds on change, not per request). */
+typedef struct {
+	char *text; /* NULL: out of memory when it was built */
+	size_t len;
+	char tag[MOCK_ETAG_LEN];
+} mock_openapi_text;
+/* Keep a copy of [data, data+len) and its ETag in *out. 0 or NL_ENOMEM. */
+int mock_openapi_keep(mock_openapi_text *out, const char *data, size_t len);
 
 /* The document for one group-version path ("api/v1",
  * "apis/coordination.k8s.io/v1"), or NULL when none is served (new

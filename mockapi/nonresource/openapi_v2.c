@@ -5,6 +5,7 @@
  * body is an "in": "body" parameter, media types are the operation's
  * consumes/produces lists, and references point into #/definitions. */
 #include <nodelet/meta.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -292,6 +293,25 @@ static int negotiate(const char *accept)
 	return 0;
 }
 
+/* The two forms, built once (mock_openapi_text): [0] JSON, [1] protobuf. */
+static mock_openapi_text kept[2];
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+
+static void kept_build(void)
+{
+	json_object *doc = mock_openapi_v2_document();
+	size_t len = 0;
+	const char *text = nl_json_compact(doc, &len);
+	if (text)
+		mock_openapi_keep(&kept[0], text, len);
+	nl_buf pb;
+	nl_buf_init(&pb, 64u * 1024 * 1024); /* far above the few hundred KiB */
+	if (mock_openapi_v2_protobuf(&pb, doc) == 0)
+		mock_openapi_keep(&kept[1], pb.data, pb.len);
+	nl_buf_free(&pb);
+	json_object_put(doc);
+}
+
 int mock_handle_openapi_v2(const mock_request *req, mock_response *resp)
 {
 	if (strcmp(req->path, "/openapi/v2") != 0)
@@ -302,29 +322,14 @@ int mock_handle_openapi_v2(const mock_request *req, mock_response *resp)
 		resp->content_type = "text/plain; charset=utf-8";
 		return 1;
 	}
-	json_object *doc = mock_openapi_v2_document();
-	nl_buf pb;
-	const char *data;
-	size_t len = 0;
-	nl_buf_init(&pb, 64u * 1024 * 1024); /* far above the few hundred KiB */
-	if (form == 2) {
-		if (mock_openapi_v2_protobuf(&pb, doc) != 0) {
-			nl_buf_free(&pb);
-			json_object_put(doc);
-			mock_response_status(resp, nl_status_internal("cannot encode /openapi/v2"));
-			return 1;
-		}
-		data = pb.data;
-		len = pb.len;
-	} else {
-		data = nl_json_compact(doc, &len);
+	pthread_once(&kept_once, kept_build);
+	const mock_openapi_text *doc = &kept[form == 2];
+	if (!doc->text) {
+		mock_response_status(resp, nl_status_internal("cannot encode /openapi/v2"));
+		return 1;
 	}
-	char tag[MOCK_ETAG_LEN];
-	mock_etag_compute(tag, data, len);
-	if (!mock_etag_serve(resp, req, tag))
-		mock_response_json(resp, 200, data, len);
+	if (!mock_etag_serve(resp, req, doc->tag))
+		mock_response_json(resp, 200, doc->text, doc->len);
 	resp->content_type = form == 2 ? "application/" PB_SUBTYPE : "application/json";
-	nl_buf_free(&pb);
-	json_object_put(doc);
 	return 1;
 }

@@ -6,7 +6,10 @@
 #include <string.h>
 
 #include "kubeconfig_out.h"
+#include "nonresource/metrics.h"
 #include "server_internal.h"
+#include "storage/store.h"
+#include "watch/watch.h"
 
 int mock_server_add_fault(char **id_out, mock_server *s, const char *json, nl_err *err)
 {
@@ -61,6 +64,33 @@ int mock_server_journal(char **out, mock_server *s, uint64_t since)
 int mock_server_reset(mock_server *s, nl_err *err)
 {
 	return mock_control_reset(s->ctl, err);
+}
+
+int mock_server_save(mock_server *s)
+{
+	struct mock_store_saved *saved = NULL;
+	if (s->daemon || s->persist)
+		return NL_EINVAL;
+	int rc = mock_store_save(&saved, s->api.store);
+	if (rc != 0)
+		return rc;
+	mock_store_saved_free(s->saved);
+	s->saved = saved;
+	return 0;
+}
+
+int mock_server_rewind(mock_server *s)
+{
+	if (!s->saved || s->daemon || s->persist || mock_watch_hub_count(s->api.watch) > 0)
+		return NL_EINVAL;
+	int rc = mock_store_rewind(s->api.store, s->saved);
+	if (rc != 0)
+		return rc;
+	/* The hub saw the changes undone; no watcher is open to mind. */
+	rc = mock_watch_hub_rewind(s->api.watch);
+	mock_control_forget(s->ctl);
+	mock_metrics_clear(s->api.metrics);
+	return rc;
 }
 
 int mock_server_tick(mock_server *s)

@@ -787,6 +787,7 @@ void mock_server_free(mock_server *s)
 	mock_watch_hub_free(s->api.watch);
 	mock_persist_close(s->persist); /* the clean-stop snapshot */
 	mock_store_free(s->api.store);
+	mock_store_saved_free(s->saved);
 	mock_access_free(s->api.access);
 	mock_metrics_free(s->api.metrics);
 	free(s);

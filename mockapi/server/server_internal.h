@@ -21,6 +21,7 @@ struct mock_server {
 	struct mock_conns *conns;   /* admission and deadlines (conns.h), while started */
 	struct mock_runner *runner; /* --request-timeout's workers (runner.h), while started */
 	struct mock_runner *stopped_runner; /* handlers that outlived the last stop */
+	struct mock_store_saved *saved;     /* mock_server_save's, or NULL */
 	char url[128];
 };
 

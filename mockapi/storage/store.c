@@ -22,7 +22,8 @@
  * read lock; store_write.c create and update with their preconditions and
  * the write hook; store_delete.c delete, deletecollection and namespace
  * deletion; store_list.c LIST with selectors and continue tokens;
- * store_restore.c the state file's side (restore and dump). */
+ * store_restore.c the state file's side (restore and dump); store_rewind.c
+ * saving the whole state and going back to it (in-process harnesses). */
 #include "store_internal.h"
 
 #include <inttypes.h>

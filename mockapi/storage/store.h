@@ -256,6 +256,22 @@ int mock_store_restore_delete(mock_store *s, const mock_resource *r, const char 
 /* Move the counter up to rv (never down). */
 void mock_store_advance_rv(mock_store *s, uint64_t rv);
 
+/* ------------------------------------------------------------------------
+ * Going back (in-process harnesses: the fuzz targets run thousands of
+ * sessions on one server). Nothing else calls these: a client would see
+ * resourceVersions go back. */
+
+typedef struct mock_store_saved mock_store_saved;
+/* A copy of every object and the counter. *out: mock_store_saved_free.
+ * 0 or NL_ENOMEM. */
+int mock_store_save(mock_store_saved **out, mock_store *s);
+/* Put back exactly what saved holds (objects, uids, resourceVersions, the
+ * counter, which may go down) without telling the observer or the state
+ * file: whoever observes must forget what it saw (mock_watch_hub_rewind).
+ * 0, or NL_ENOMEM with the store unchanged. */
+int mock_store_rewind(mock_store *s, const mock_store_saved *saved);
+void mock_store_saved_free(mock_store_saved *saved);
+
 /* One stored object for mock_store_dump (borrowed for the call). */
 typedef int (*mock_store_dump_fn)(const mock_resource *r, const char *key, const char *json,
                                   size_t len, uint64_t rv, void *payload);

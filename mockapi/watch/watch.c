@@ -488,6 +488,26 @@ void mock_watch_hub_free(mock_watch_hub *h)
 	free(h);
 }
 
+int mock_watch_hub_rewind(mock_watch_hub *h)
+{
+	uint64_t rv = mock_store_rv(h->store);
+	pthread_mutex_lock(&h->lock);
+	int rc = h->count > 0 ? NL_EINVAL : 0;
+	for (int k = 0; rc == 0 && k < MOCK_KIND_COUNT; k++) {
+		ring_reset(&h->rings[k], rv);
+		h->rings[k].first = 0;
+		h->rings[k].bytes = 0;
+		h->terminated[k] = 0;
+	}
+	if (rc == 0) {
+		h->rv = rv;
+		h->refused = 0;
+		h->pending = 0;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
 size_t mock_watch_hub_count(mock_watch_hub *h)
 {
 	pthread_mutex_lock(&h->lock);

@@ -50,6 +50,10 @@ int mock_watch_hub_new(mock_watch_hub **out, mock_store *s, size_t cache_size,
 void mock_watch_hub_stop(mock_watch_hub *h, unsigned drain_ms);
 /* Detach from the store and free. Every watcher must be closed. NULL ok. */
 void mock_watch_hub_free(mock_watch_hub *h);
+/* After mock_store_rewind of the hub's store: forget every change (the
+ * rings start over at the store's resourceVersion) and the counts of
+ * watches ended. NL_EINVAL, changing nothing, while a watcher is open. */
+int mock_watch_hub_rewind(mock_watch_hub *h);
 /* Open watchers (for tests and diagnostics). */
 size_t mock_watch_hub_count(mock_watch_hub *h);
 /* The oldest resourceVersion a watch of r can resume from: every change of

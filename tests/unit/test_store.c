@@ -1578,6 +1578,60 @@ static void test_store__a_concurrent_write_makes_the_update_start_over(void)
 	mock_store_free(s);
 }
 
+/* A harness's way back (mock_store_save/rewind): the same objects, uids,
+ * resourceVersions and counter, selectable fields and labels still
+ * indexed, no event for the observer, and the saved copy untouched by
+ * what happens after. */
+static int observed;
+static void count_changes(const mock_resource *r, mock_store_event ev, const char *json, size_t len,
+                          const char *old_json, size_t old_len, uint64_t rv, void *payload)
+{
+	observed++;
+}
+
+static void test_store__rewind_goes_back_to_exactly_the_saved_state(void)
+{
+	mock_store *s = new_store();
+	cm(s, "default", "a", "{\"app\":\"x\"}");
+	char *a_before = get_json(s, &cm_res, "default", "a");
+	uint64_t rv0 = mock_store_rv(s);
+	mock_store_saved *saved = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_store_save(&saved, s), 0);
+
+	cm(s, "default", "b", NULL);
+	add_namespace(s, "other");
+	nl_status *st = NULL;
+	CU_ASSERT_EQUAL(mock_store_delete(s, &cm_res, "default", "a", NULL, NULL, NULL, NULL, &st),
+	                0);
+	CU_ASSERT(mock_store_rv(s) > rv0);
+
+	mock_store_set_observer(s, count_changes, NULL);
+	observed = 0;
+	CU_ASSERT_EQUAL(mock_store_rewind(s, saved), 0);
+	CU_ASSERT_EQUAL(observed, 0);
+	CU_ASSERT_EQUAL(mock_store_rv(s), rv0);
+	char *a_after = get_json(s, &cm_res, "default", "a");
+	CU_ASSERT_STRING_EQUAL(a_after, a_before);
+	CU_ASSERT_EQUAL(mock_store_count(s, &cm_res), 1);
+	CU_ASSERT_EQUAL(mock_store_count(s, &ns_res), 2);
+	nl_label_selector *sel = labels("app=x");
+	mock_list_opts o = {.ns = "default", .labels = sel};
+	assert_list_names(s, &cm_res, &o, "default/a");
+	nl_label_selector_free(sel);
+
+	/* Writes after the rewind take the saved counter's next value, and a
+	 * second rewind undoes them too. */
+	cm(s, "default", "c", NULL);
+	CU_ASSERT_EQUAL(mock_store_rv(s), rv0 + 1);
+	CU_ASSERT_EQUAL(mock_store_rewind(s, saved), 0);
+	CU_ASSERT_EQUAL(mock_store_count(s, &cm_res), 1);
+	CU_ASSERT_EQUAL(mock_store_rv(s), rv0);
+	free(a_before);
+	free(a_after);
+	mock_store_saved_free(saved);
+	mock_store_free(s);
+}
+
 static CU_TestInfo tests[] = {
     {"create sets uid, timestamp, rv", test_store__create_sets_uid_timestamp_and_resource_version},
     {"get returns stored bytes", test_store__get_returns_stored_bytes_with_kind_first},
@@ -1613,6 +1667,7 @@ static CU_TestInfo tests[] = {
     {"list resourceVersion rules", test_store__list_resource_version_rules},
     {"delete collection", test_store__delete_collection_returns_what_it_deleted},
     {"concurrent read-modify-write", test_store__concurrent_read_modify_write_loses_no_update},
+    {"rewind to a saved state", test_store__rewind_goes_back_to_exactly_the_saved_state},
     CU_TEST_INFO_NULL,
 };
 
