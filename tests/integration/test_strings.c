@@ -217,19 +217,22 @@ static size_t collect(char *p, size_t size, size_t n, void *u)
 	return size * n;
 }
 
-/* POST a protobuf body (binary, NULs and all): the HTTP code; the answer
- * into *answer unless it is NULL. */
-static long post_protobuf_to(const char *path, const nl_buf *body, nl_buf *answer)
+/* A request with a body of any bytes (protobuf, or JSON with a NUL in it):
+ * the HTTP code; the answer into *answer unless it is NULL. */
+static long send_bytes(const char *method, const char *path, const char *ct, const char *data,
+                       size_t len, nl_buf *answer)
 {
-	char url[512];
+	char url[512], ct_line[128];
 	long code = 0;
 	CURL *c = curl_easy_init();
-	struct curl_slist *hs = curl_slist_append(NULL, "Content-Type: " NL_PB_CONTENT_TYPE);
+	snprintf(ct_line, sizeof(ct_line), "Content-Type: %s", ct);
+	struct curl_slist *hs = curl_slist_append(NULL, ct_line);
 	snprintf(url, sizeof(url), "%s%s", base, path);
 	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hs);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body->data);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)body->len);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, data);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)len);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, answer);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
@@ -238,6 +241,11 @@ static long post_protobuf_to(const char *path, const nl_buf *body, nl_buf *answe
 	curl_slist_free_all(hs);
 	curl_easy_cleanup(c);
 	return code;
+}
+
+static long post_protobuf_to(const char *path, const nl_buf *body, nl_buf *answer)
+{
+	return send_bytes("POST", path, NL_PB_CONTENT_TYPE, body->data, body->len, answer);
 }
 
 static long post_protobuf(const char *path, const nl_buf *body)
@@ -373,6 +381,34 @@ static void test_strings__nul_in_url_name_is_not_cut(void)
 	json_object_put(o);
 }
 
+/* DeleteOptions are read as every body is, all of its bytes: a NUL after
+ * valid JSON is data after the top-level value, which Go's decoder refuses
+ * (the apiserver's 400 since the fix of kubernetes#132359), and the object
+ * stays. Cut at the NUL, the body would be valid and the object gone. */
+static void test_strings__nul_after_delete_options_is_refused(void)
+{
+	static const char body[] = "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\"}\0x";
+	json_object_put(req(201, "POST", CM_PATH,
+	                    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	                    "\"metadata\":{\"name\":\"del-nul\"}}"));
+	nl_buf answer;
+	nl_buf_init(&answer, 1 << 20);
+	CU_ASSERT_EQUAL(send_bytes("DELETE", CM_PATH "/del-nul", "application/json", body,
+	                           sizeof(body) - 1, &answer),
+	                400);
+	nl_status *st = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_status_parse(&st, answer.data, answer.len), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st->reason);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st->message);
+	CU_ASSERT_STRING_EQUAL(st->reason, "BadRequest");
+	CU_ASSERT_STRING_EQUAL(st->message, "couldn't get version/kind; json parse error: "
+	                                    "invalid character '\\x00' after top-level value");
+	nl_status_free(st);
+	nl_buf_free(&answer);
+	json_object_put(req(200, "GET", CM_PATH "/del-nul", NULL));
+	json_object_put(req(200, "DELETE", CM_PATH "/del-nul", NULL));
+}
+
 static CU_TestInfo tests[] = {
     {"nul_in_name_is_invalid_not_cut", test_strings__nul_in_name_is_invalid_not_cut},
     {"nul_in_node_name", test_strings__nul_in_node_name},
@@ -386,6 +422,7 @@ static CU_TestInfo tests[] = {
     {"client_decodes_as_go", test_strings__client_decodes_as_go},
     {"protobuf_bodies_as_json_sees_them", test_strings__protobuf_bodies_as_json_sees_them},
     {"nul_in_yaml_and_protobuf_keys", test_strings__nul_in_yaml_and_protobuf_keys},
+    {"nul_after_delete_options_is_refused", test_strings__nul_after_delete_options_is_refused},
     CU_TEST_INFO_NULL,
 };
 
