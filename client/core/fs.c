@@ -214,6 +214,37 @@ static int open_temp_file(int *fd_out, char **tmp_out, const nl_fs_ops *fs, cons
 	return nl_err_set(err, NL_EIO, "cannot create a temporary file for %s", path);
 }
 
+/* The caller's temporary file tmp, truncated, with exactly mode; never
+ * through a symbolic link, since its name is known in advance. */
+static int open_named_temp_file(int *fd_out, const nl_fs_ops *fs, const char *tmp, mode_t mode,
+                                nl_err *err)
+{
+	int fd = fs->open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode, fs->payload);
+	if (fd < 0)
+		return nl__fs_io_error(err, "cannot create temporary file", tmp);
+	if (fchmod(fd, mode) != 0) {
+		nl__fs_io_error(err, "cannot set the mode of", tmp);
+		fs->close(fd, fs->payload);
+		fs->unlink(tmp, fs->payload);
+		return NL_EIO;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* Write, fsync and close fd (the temporary file tmp), rename it over path,
+ * fsync the directory. */
+static int replace_from(const nl_fs_ops *fs, int fd, const char *tmp, const char *path,
+                        const void *data, size_t len, nl_err *err)
+{
+	int rc = nl__fs_write_new_file(fs, fd, tmp, data, len, err);
+	if (rc == 0 && fs->rename(tmp, path, fs->payload) != 0) {
+		rc = nl__fs_io_error(err, "cannot rename temporary file over", path);
+		fs->unlink(tmp, fs->payload);
+	}
+	return rc != 0 ? rc : nl__fs_fsync_parent(fs, path, err);
+}
+
 int nl_fs_replace_file(const nl_fs_ops *ops, const char *path, const void *data, size_t len,
                        mode_t mode, nl_err *err)
 {
@@ -224,15 +255,22 @@ int nl_fs_replace_file(const nl_fs_ops *ops, const char *path, const void *data,
 		return nl_err_set(err, NL_EINVAL, "nl_fs_replace_file: missing argument");
 	nl__fs_ops_fill(&fs, ops);
 	int rc = open_temp_file(&fd, &tmp, &fs, path, mode, err);
-	if (rc != 0)
-		return rc;
-	rc = nl__fs_write_new_file(&fs, fd, tmp, data, len, err);
-	if (rc == 0 && fs.rename(tmp, path, fs.payload) != 0) {
-		rc = nl__fs_io_error(err, "cannot rename temporary file over", path);
-		fs.unlink(tmp, fs.payload);
-	}
+	if (rc == 0)
+		rc = replace_from(&fs, fd, tmp, path, data, len, err);
 	free(tmp);
-	return rc != 0 ? rc : nl__fs_fsync_parent(&fs, path, err);
+	return rc;
+}
+
+int nl_fs_replace_file_via(const nl_fs_ops *ops, const char *path, const char *tmp,
+                           const void *data, size_t len, mode_t mode, nl_err *err)
+{
+	nl_fs_ops fs;
+	int fd = -1;
+	if (!path || !tmp || (!data && len))
+		return nl_err_set(err, NL_EINVAL, "nl_fs_replace_file_via: missing argument");
+	nl__fs_ops_fill(&fs, ops);
+	int rc = open_named_temp_file(&fd, &fs, tmp, mode, err);
+	return rc != 0 ? rc : replace_from(&fs, fd, tmp, path, data, len, err);
 }
 
 int nl_fs_sync_dir_of(const nl_fs_ops *ops, const char *path)

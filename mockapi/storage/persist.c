@@ -153,36 +153,18 @@ static int write_snapshot(mock_persist *p, snap_ctx *c, nl_err *err)
 	return 0;
 }
 
-/* FILE.gen: the generation on disk and the ceiling (temp file, fsync,
- * rename, directory fsync). Called with mu held. */
+/* FILE.gen: the generation on disk and the ceiling, replaced through
+ * FILE.gen.tmp (the name lock_files removes after a crash). Called with mu
+ * held. */
 static int write_marker(mock_persist *p, uint64_t ceiling, nl_err *err)
 {
 	char buf[MOCK_STATE_MAGIC_LEN + MOCK_STATE_HEAD_MAX];
 	mock_state_rec rec = {.type = MOCK_REC_GEN, .gen = p->gen, .rv = ceiling};
 	memcpy(buf, MOCK_STATE_GEN_MAGIC, MOCK_STATE_MAGIC_LEN);
 	size_t n = MOCK_STATE_MAGIC_LEN + mock_state_rec_head(buf + MOCK_STATE_MAGIC_LEN, &rec);
-	int fd = open(p->gen_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return nl_err_set(err, NL_EIO, "%s: %s", p->gen_tmp, strerror(errno));
-	int rc = nl_fs_write_all(NULL, fd, buf, n);
-	if (rc == 0)
-		rc = fdatasync(fd);
-	int saved = errno;
-	if (close(fd) != 0 && rc == 0) {
-		rc = -1;
-		saved = errno;
-	}
-	if (rc == 0 && rename(p->gen_tmp, p->gen_path) != 0) {
-		rc = -1;
-		saved = errno;
-	}
-	if (rc != 0) {
-		unlink(p->gen_tmp);
-		return nl_err_set(err, NL_EIO, "%s: %s", p->gen_tmp, strerror(saved));
-	}
-	if (nl_fs_sync_dir_of(NULL, p->gen_path) != 0)
-		return nl_err_set(err, NL_EIO, "%s: syncing its directory: %s", p->gen_path,
-		                  strerror(errno));
+	int rc = nl_fs_replace_file_via(NULL, p->gen_path, p->gen_tmp, buf, n, 0600, err);
+	if (rc != 0)
+		return rc;
 	p->ceiling = ceiling;
 	p->mark_gen = p->gen;
 	return 0;

@@ -213,11 +213,50 @@ static void test_fs__write_all_retries_short_writes_and_eintr(void)
 	CU_ASSERT_EQUAL(errno, ENOENT);
 }
 
+/* Through a temporary name the caller chose (the mock's state marker):
+ * a leftover by that name is truncated, the mode is exact, a symbolic link
+ * there is refused rather than followed, and a failed step leaves neither
+ * the temporary file nor new content. */
+static void test_fs__replace_via_a_named_temporary_file(void)
+{
+	char tmp[160], other[160];
+	nl_err err = {0};
+	snprintf(tmp, sizeof(tmp), "%s/file.tmp", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	FILE *f = fopen(tmp, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("a leftover longer than the new content", f);
+	fclose(f);
+	mode_t old = umask(077);
+	CU_ASSERT_EQUAL(nl_fs_replace_file_via(NULL, target, tmp, "one", 3, 0644, &err), 0);
+	umask(old);
+	CU_ASSERT_STRING_EQUAL(slurp(target), "one");
+	CU_ASSERT_EQUAL(mode_of(target), 0644);
+	CU_ASSERT_EQUAL(entries(), 1);
+
+	CU_ASSERT_EQUAL_FATAL(symlink(other, tmp), 0);
+	CU_ASSERT_EQUAL(nl_fs_replace_file_via(NULL, target, tmp, "two", 3, 0600, &err), NL_EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot create temporary file"));
+	CU_ASSERT_EQUAL(access(other, F_OK), -1); /* not created through the link */
+	unlink(tmp);
+
+	for (int step = 2; step <= 5; step++) {
+		injector in = {.fail_at = step};
+		nl_fs_ops ops = ops_for(&in);
+		CU_ASSERT_EQUAL(nl_fs_replace_file_via(&ops, target, tmp, "new", 3, 0600, &err),
+		                NL_EIO);
+		CU_ASSERT_STRING_EQUAL(slurp(target), "one");
+		CU_ASSERT_EQUAL(entries(), 1);
+	}
+	CU_ASSERT_EQUAL(nl_fs_replace_file_via(NULL, target, NULL, "x", 1, 0600, &err), NL_EINVAL);
+}
+
 static CU_TestInfo tests[] = {
     {"replace_writes_with_the_exact_mode", test_fs__replace_writes_with_the_exact_mode},
     {"replace_in_a_missing_directory_fails", test_fs__replace_in_a_missing_directory_fails},
     {"a_failed_step_keeps_the_old_content", test_fs__a_failed_step_keeps_the_old_content},
     {"write_all_retries_short_writes_and_eintr", test_fs__write_all_retries_short_writes_and_eintr},
+    {"replace_via_a_named_temporary_file", test_fs__replace_via_a_named_temporary_file},
     CU_TEST_INFO_NULL,
 };
 

@@ -946,9 +946,10 @@ static void test_persist__version1_state_is_upgraded(void)
 	assert_refused(path, with(path, ".log"), "missing");
 }
 
-/* A compaction that fails half-way (the log's or the marker's temp file on
- * a full disk: linked to /dev/full), twice: the files must still be a
- * state the next start takes, with every change. */
+/* A compaction that fails half-way (the log's temp file on a full disk:
+ * linked to /dev/full; the marker's, which is never written through a
+ * link, refused), twice: the files must still be a state the next start
+ * takes, with every change. */
 static void test_persist__failed_compactions_leave_a_state_that_starts(void)
 {
 	static const char *const tmps[] = {".log.tmp", ".gen.tmp"};
@@ -959,7 +960,9 @@ static void test_persist__failed_compactions_leave_a_state_that_starts(void)
 		mock_persist *p = open_ok(s, path);
 		seed(s);
 		for (int k = 0; k < 2; k++) {
-			/* A failure removes the temp file: link it again. */
+			/* A failure removes the log's temp file (the marker's
+			 * link stays): link it again. */
+			unlink(with(path, tmps[i]));
 			CU_ASSERT_EQUAL_FATAL(symlink("/dev/full", with(path, tmps[i])), 0);
 			CU_ASSERT_NOT_EQUAL(mock_persist_compact(p, &err), 0);
 			CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, tmps[i]));

@@ -42,6 +42,12 @@ typedef struct {
  * NL_EIO is still returned, since it might not survive a crash. */
 int nl_fs_replace_file(const nl_fs_ops *fs, const char *path, const void *data, size_t len,
                        mode_t mode, nl_err *err);
+/* The same through the temporary file tmp, a name the caller chose: for a
+ * writer that is alone on path (under a lock) and removes a leftover tmp
+ * when it starts, so that a crash mid-write leaves nothing that piles up.
+ * tmp is truncated, never followed if it is a symbolic link. */
+int nl_fs_replace_file_via(const nl_fs_ops *fs, const char *path, const char *tmp, const void *data,
+                           size_t len, mode_t mode, nl_err *err);
 
 /* For writers that stream: write all len bytes to fd, retrying short writes
  * and EINTR; 0, or -1 with errno (EIO for a write that wrote nothing). */
