@@ -265,6 +265,35 @@ static void test_watch__too_old_rv_is_one_410_error(void)
 	env_stop();
 }
 
+/* After mock_store_rewind the hub forgets what was undone: a watch from
+ * the saved resourceVersion gets only what happens after the rewind, not
+ * the changes taken back; an open watcher makes the rewind refuse. */
+static void test_watch__rewind_forgets_the_undone_changes(void)
+{
+	env_start(100, 60000);
+	mock_store_saved *saved = NULL;
+	CU_ASSERT_EQUAL_FATAL(mock_store_save(&saved, store), 0);
+	uint64_t rv0 = mock_store_rv(store);
+	put_cm("a", "undone", NULL, "v", MOCK_WRITE_CREATE);
+	mock_watcher *w = open_cm(rv0, 1, NULL, NULL, NULL);
+	CU_ASSERT_EQUAL(mock_watch_hub_rewind(hub), NL_EINVAL);
+	mock_watch_close(w);
+	CU_ASSERT_EQUAL_FATAL(mock_store_rewind(store, saved), 0);
+	CU_ASSERT_EQUAL(mock_watch_hub_rewind(hub), 0);
+	CU_ASSERT_EQUAL(mock_watch_hub_oldest(hub, cm), rv0);
+	uint64_t rv1 = put_cm("a", "kept", NULL, "v", MOCK_WRITE_CREATE);
+	CU_ASSERT_EQUAL(rv1, rv0 + 1);
+	w = open_cm(rv0, 1, NULL, NULL, NULL);
+	event ev[4];
+	ssize_t end;
+	CU_ASSERT_EQUAL_FATAL(read_events(w, ev, 4, &end), 1);
+	CU_ASSERT_STRING_EQUAL(ev[0].name, "kept");
+	CU_ASSERT_EQUAL(ev[0].rv, rv1);
+	mock_watch_close(w);
+	mock_store_saved_free(saved);
+	env_stop();
+}
+
 static void test_watch__label_selector_enter_and_leave(void)
 {
 	env_start(100, 60000);
@@ -1125,6 +1154,7 @@ static CU_TestInfo tests[] = {
     {"live_lines_are_shared_while_written", test_watch__live_lines_are_shared_while_written},
     {"backlog_cap_ends_stream_without_error", test_watch__backlog_cap_ends_stream_without_error},
     {"buffer_limit_refuses_and_ends_watches", test_watch__buffer_limit_refuses_and_ends_watches},
+    {"rewind_forgets_the_undone_changes", test_watch__rewind_forgets_the_undone_changes},
     CU_TEST_INFO_NULL,
 };
 
