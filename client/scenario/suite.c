@@ -70,7 +70,9 @@ static int collect(char **paths, size_t npaths, nl_err *err)
 		rc = S_ISDIR(st.st_mode) ? nftw(paths[i], visit, 16, FTW_PHYS) : add_file(paths[i]);
 		if (rc != 0)
 			return nl_err_set(err, NL_ENOMEM, "out of memory");
-		qsort(found + before, nfound - before, sizeof(*found), by_name);
+		/* found is NULL while nothing is found: qsort must not see it. */
+		if (nfound > before)
+			qsort(found + before, nfound - before, sizeof(*found), by_name);
 	}
 	return 0;
 }
