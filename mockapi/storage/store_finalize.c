@@ -157,7 +157,7 @@ int mock__store_gc_finalizers(json_object *meta, unsigned flags, int *changed)
 int mock__store_mark_deleting(mock_store *s, table *t, size_t pos, unsigned flags, char **out,
                               size_t *len_out, int *deleted)
 {
-	obj_entry *e = t->v[pos], *ne = NULL;
+	obj_entry *e = t->v[pos];
 	char rvs[RV_BUFSZ];
 	int changed = 0, fchanged = 0;
 	json_object *o = json_tokener_parse(e->json);
@@ -186,12 +186,23 @@ int mock__store_mark_deleting(mock_store *s, table *t, size_t pos, unsigned flag
 	}
 	if (rc == 0 && mock__store_set_string(m, "resourceVersion", rvs) != 0)
 		rc = NL_ENOMEM;
-	if (rc == 0)
-		rc = mock__store_entry_new(&ne, t->r, e->key, o, rv, e->uid);
+	if (rc != 0) {
+		json_object_put(o);
+		return rc;
+	}
+	return mock__store_replace_at(s, t, pos, o, rv, (flags & MOCK_WRITE_F_DRY_RUN) != 0, out,
+	                              len_out);
+}
+
+int mock__store_replace_at(mock_store *s, table *t, size_t pos, json_object *o, uint64_t rv,
+                           int dry, char **out, size_t *len_out)
+{
+	obj_entry *e = t->v[pos], *ne = NULL;
+	int rc = mock__store_entry_new(&ne, t->r, e->key, o, rv, e->uid);
 	json_object_put(o);
 	if (rc == 0)
 		rc = mock__store_dup_bytes(out, len_out, ne->json, ne->len);
-	if (rc != 0 || (flags & MOCK_WRITE_F_DRY_RUN)) {
+	if (rc != 0 || dry) {
 		mock__store_entry_free(ne);
 		return rc;
 	}

@@ -117,6 +117,13 @@ void mock__store_notify(mock_store *s, const mock_resource *r, mock_store_event 
  * NULL) gets its last state with the deletion resourceVersion. NL_EIO when
  * the state file refused it. The caller holds the write lock. */
 int mock__store_delete_at(mock_store *s, table *t, size_t pos, char **json_out, size_t *len_out);
+/* Marking (store_finalize.c): put o (its resourceVersion already set to
+ * rv) in place of t->v[pos] as a MODIFIED change, write-ahead and the
+ * event; *out gets the stored text (caller frees). With dry, only *out.
+ * Takes o. NL_EIO when the state file refused it, NL_ENOMEM. The caller
+ * holds the write lock. */
+int mock__store_replace_at(mock_store *s, table *t, size_t pos, json_object *o, uint64_t rv,
+                           int dry, char **out, size_t *len_out);
 
 /* Finalizers (store_finalize.c). Whether the stored text has a non-empty
  * metadata.finalizers. */

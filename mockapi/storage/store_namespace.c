@@ -119,7 +119,7 @@ static int mark_terminating(json_object *o, unsigned flags, int64_t now)
 static int start_termination(mock_store *s, table *t, size_t pos, unsigned flags, char **out,
                              size_t *len_out)
 {
-	obj_entry *e = t->v[pos], *ne = NULL;
+	obj_entry *e = t->v[pos];
 	char rvs[RV_BUFSZ];
 	int dry = (flags & MOCK_WRITE_F_DRY_RUN) != 0;
 	uint64_t rv = dry ? e->rv : s->rv + 1;
@@ -128,26 +128,11 @@ static int start_termination(mock_store *s, table *t, size_t pos, unsigned flags
 	mock__store_rv_string(rvs, rv);
 	if (rc == 0 && mock__store_set_string(mock__store_meta_of(o), "resourceVersion", rvs) != 0)
 		rc = NL_ENOMEM;
-	if (rc == 0)
-		rc = mock__store_entry_new(&ne, t->r, e->key, o, rv, e->uid);
-	json_object_put(o);
-	if (rc == 0)
-		rc = mock__store_dup_bytes(out, len_out, ne->json, ne->len);
-	if (rc != 0 || dry) {
-		mock__store_entry_free(ne);
+	if (rc != 0) {
+		json_object_put(o);
 		return rc;
 	}
-	if (mock__store_persist(s, t->r, MOCK_STORE_MODIFIED, e->key, ne->json, ne->len, rv) != 0) {
-		mock__store_entry_free(ne);
-		free(*out);
-		*out = NULL;
-		return NL_EIO;
-	}
-	t->v[pos] = ne;
-	s->rv = rv;
-	mock__store_notify(s, t->r, MOCK_STORE_MODIFIED, ne->json, ne->len, e, rv);
-	mock__store_entry_free(e);
-	return 0;
+	return mock__store_replace_at(s, t, pos, o, rv, dry, out, len_out);
 }
 
 int mock__store_namespace_delete(mock_store *s, table *t, size_t pos, unsigned flags, char **out,
