@@ -56,6 +56,7 @@ typedef struct {
 	uint64_t objects;         /* objects restored at open */
 	uint64_t rv_skipped_from; /* the counter before an unclean-stop skip, else 0 */
 	uint64_t discarded_bytes; /* bytes left behind by --discard-bad-state */
+	uint64_t torn_bytes;      /* a killed write's cut-short last log record, dropped */
 	uint64_t records;         /* changes appended since open */
 	uint64_t syncs;           /* fdatasync calls on the log */
 	uint64_t compactions;     /* snapshots written (open and close included) */

@@ -214,6 +214,16 @@ static int parse_payload(mock_state_rec *rec, const char *p, size_t n, char *key
 	return 0;
 }
 
+int mock_state_torn_at(const char *buf, size_t len, size_t off)
+{
+	if (off >= len)
+		return 0;
+	if (len - off < MOCK_STATE_FRAME_LEN)
+		return 1;
+	uint32_t n = get_u32(buf + off);
+	return n <= MOCK_STATE_MAX_RECORD && len - off - MOCK_STATE_FRAME_LEN < n;
+}
+
 int mock_state_scan(const char *buf, size_t len, const char *magic, mock_state_rec_fn fn,
                     void *payload, size_t *bad_off, const char **why)
 {

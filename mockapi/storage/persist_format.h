@@ -77,6 +77,11 @@ size_t mock_state_rec_head(char *out, const mock_state_rec *rec);
  * record's pointers are borrowed for the call. Non-zero stops the scan. */
 typedef int (*mock_state_rec_fn)(const mock_state_rec *rec, size_t offset, void *payload);
 
+/* Does the record at off run past the end of buf (len bytes): a frame cut
+ * short, or a frame whose in-range length promises more than is there?
+ * That is what an append the process was killed in leaves. */
+int mock_state_torn_at(const char *buf, size_t len, size_t off);
+
 /* Walk a whole file held in buf. 0 when every record parsed; otherwise
  * NL_EPARSE with *bad_off at the first byte not accounted for and *why a
  * static description (a wrong magic, a torn frame, a bad checksum, an
