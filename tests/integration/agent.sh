@@ -91,7 +91,7 @@ if KUBECTL=$(find_kubectl); then
 	k get node agent-sh -o custom-columns='NAME:.metadata.name,TAINT:.spec.taints[*].key,EFFECT:.spec.taints[*].effect,READY:.status.conditions[?(@.type=="Ready")].reason' \
 		>"$work/out" 2>&1 || fail "kubectl get node -o custom-columns"
 	cat "$work/out"
-	grep -q '^agent-sh  *nodelet.io/no-pods  *NoSchedule  *NodeletReady$' "$work/out" ||
+	grep -q '^agent-sh  *nodelet.io/no-pods  *NoSchedule  *KubeletReady$' "$work/out" ||
 		fail "the no-pods taint or the Ready reason is not shown"
 	echo "kubectl: lease held by agent-sh, node Ready with nodelet.io/no-pods:NoSchedule"
 else

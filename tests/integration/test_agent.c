@@ -776,7 +776,7 @@ static void test_agent__registration_creates_the_node(void)
 	        "2026-11-29T15:00:00Z") "{\"type\":\"Ready\",\"status\":\"True\","
 	                                "\"lastHeartbeatTime\":\"2026-11-29T15:00:00Z\","
 	                                "\"lastTransitionTime\":\"2026-11-29T15:00:00Z\","
-	                                "\"reason\":\"NodeletReady\","
+	                                "\"reason\":\"KubeletReady\","
 	                                "\"message\":\"nodelet is posting ready status\"}]");
 	json_object_put(node);
 	/* Registered once: another attempt sends nothing. */
@@ -926,7 +926,7 @@ static void test_agent__status_sync_patches_only_on_change_or_when_due(void)
 	ASSERT_TRACE(seq, "GET nodes?resourceVersion=0 200, PATCH nodes/status 200");
 	json_object *node = get(&x, NODE_PATH), *ready = nl_node_condition(node, "Ready");
 	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ready, "status"), "True");
-	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ready, "reason"), "NodeletReady");
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ready, "reason"), "KubeletReady");
 	CU_ASSERT_STRING_EQUAL(nl_json_get_string(ready, "lastTransitionTime"),
 	                       "2026-11-29T15:01:00Z");
 	json_object_put(node);
@@ -1619,7 +1619,7 @@ static void test_agent__status_patch_is_kubelets(void)
 	        "2026-11-29T15:00:00Z") "{\"type\":\"Ready\",\"status\":\"True\","
 	                                "\"lastHeartbeatTime\":\"2026-11-29T15:05:00Z\","
 	                                "\"lastTransitionTime\":\"2026-11-29T15:00:00Z\","
-	                                "\"reason\":\"NodeletReady\","
+	                                "\"reason\":\"KubeletReady\","
 	                                "\"message\":\"nodelet is posting ready status\"}],"
 	                                "\"$setElementOrder/"
 	                                "conditions\":[{\"type\":\"MemoryPressure\"},"

@@ -367,7 +367,7 @@ static void setup(harness *h)
 	h->api.node = json_tokener_parse(
 	    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" NODE "\","
 	    "\"uid\":\"mynode-uid\"},\"spec\":{},\"status\":{\"conditions\":[{\"type\":"
-	    "\"Ready\",\"status\":\"True\",\"reason\":\"NodeletReady\",\"message\":\"ok\"}]}}");
+	    "\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"message\":\"ok\"}]}}");
 	bump(&h->api, h->api.node);
 	h->ops = (nl_config_ops){f_get_node, f_get_cm, f_patch_status, f_create_event, &h->api};
 	new_controller(h);

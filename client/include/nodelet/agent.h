@@ -27,13 +27,14 @@
  * nodelet runs no pods (docs/decisions/0016-no-pods-node.md). */
 #define NL_AGENT_NO_PODS_TAINT_KEY "nodelet.io/no-pods"
 #define NL_AGENT_NO_PODS_TAINT_EFFECT "NoSchedule"
-/* The Ready condition nodelet posts (kubelet: KubeletReady, "kubelet is
- * posting ready status"). */
-#define NL_AGENT_READY_REASON "NodeletReady"
+/* The Ready condition nodelet posts: kubelet's reason, so tools matching
+ * on it work; the message names nodelet (kubelet: "kubelet is posting
+ * ready status"). */
+#define NL_AGENT_READY_REASON "KubeletReady"
 #define NL_AGENT_READY_MESSAGE "nodelet is posting ready status"
-/* Ready False when a self-check fails (kubelet: KubeletNotReady, the
- * errors as the message). */
-#define NL_AGENT_NOT_READY_REASON "NodeletNotReady"
+/* Ready False when a self-check fails, as kubelet: the errors as the
+ * message. */
+#define NL_AGENT_NOT_READY_REASON "KubeletNotReady"
 /* Graceful node shutdown: the inhibitor's why (kubelet's "Kubelet needs
  * time to handle node shutdown"), and the Ready error while the node
  * shuts down (kubelet's nodeshutdown ShutdownStatus). */
