@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* No served struct has more fields than this (NodeStatus has 13). */
-#define MAX_FIELDS 24
+#define MAX_FIELDS 48 /* PodSpec has 39 */
 
 enum { WT_VARINT = 0, WT_BYTES = 2 };
 

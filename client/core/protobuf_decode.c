@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_FIELDS 24
+#define MAX_FIELDS 48 /* PodSpec has 39 */
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_BYTES = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
 

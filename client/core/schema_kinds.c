@@ -319,6 +319,231 @@ static const nl_field lease_fields[] = {
 };
 PUBLIC_SCHEMA(nl_schema_lease, "Lease", lease_fields);
 
+/* ------------------------------------------------------------------- Pod */
+
+/* Sub-structures the mock stores as sent without looking inside (volumes,
+ * probes, affinity, security contexts ...): RAW keeps them in JSON and they
+ * have no protobuf number, so the protobuf form leaves them out
+ * (docs/mockapi.md). */
+#define RAWF(n, gt) F(n, NL_FT_RAW, OE, gt, 0)
+
+static const nl_field resource_req_fields[] = {
+    F("limits", NL_FT_MAP_QUANTITY, OE, "v1.ResourceList", 1),
+    F("requests", NL_FT_MAP_QUANTITY, OE, "v1.ResourceList", 2),
+    RAWF("claims", "[]v1.ResourceClaim"),
+};
+SCHEMA(resource_req_schema, "ResourceRequirements", resource_req_fields);
+
+static const nl_field container_port_fields[] = {
+    STR("name", OE, "string", 1),
+    F("hostPort", NL_FT_INT32, OE, "int32", 2),
+    F("containerPort", NL_FT_INT32, 0, "int32", 3),
+    STR("protocol", OE, "v1.Protocol", 4),
+    STR("hostIP", OE, "string", 5),
+};
+SCHEMA(container_port_schema, "ContainerPort", container_port_fields);
+
+static const nl_field env_var_fields[] = {
+    STR("name", 0, "string", 1),
+    STR("value", OE, "string", 2),
+    RAWF("valueFrom", "v1.EnvVarSource"),
+};
+SCHEMA(env_var_schema, "EnvVar", env_var_fields);
+
+static const nl_field volume_mount_fields[] = {
+    STR("name", 0, "string", 1),
+    F("readOnly", NL_FT_BOOL, OE, "bool", 2),
+    STR("recursiveReadOnly", OE | PTR, "v1.RecursiveReadOnlyMode", 7),
+    STR("mountPath", 0, "string", 3),
+    STR("subPath", OE, "string", 4),
+    STR("mountPropagation", OE | PTR, "v1.MountPropagationMode", 5),
+    STR("subPathExpr", OE, "string", 6),
+};
+SCHEMA(volume_mount_schema, "VolumeMount", volume_mount_fields);
+
+static const nl_field container_fields[] = {
+    STR("name", 0, "string", 1),
+    STR("image", OE, "string", 2),
+    ARR("command", OE, "[]string", NL_FT_STRING, NULL, 3),
+    ARR("args", OE, "[]string", NL_FT_STRING, NULL, 4),
+    STR("workingDir", OE, "string", 5),
+    ARR("ports", OE, "[]v1.ContainerPort", NL_FT_OBJECT, &container_port_schema, 6),
+    RAWF("envFrom", "[]v1.EnvFromSource"),
+    ARR("env", OE, "[]v1.EnvVar", NL_FT_OBJECT, &env_var_schema, 7),
+    OBJ("resources", OE, "v1.ResourceRequirements", resource_req_schema, 8),
+    RAWF("resizePolicy", "[]v1.ContainerResizePolicy"),
+    STR("restartPolicy", OE | PTR, "v1.ContainerRestartPolicy", 24),
+    ARR("volumeMounts", OE, "[]v1.VolumeMount", NL_FT_OBJECT, &volume_mount_schema, 9),
+    RAWF("volumeDevices", "[]v1.VolumeDevice"),
+    RAWF("livenessProbe", "v1.Probe"),
+    RAWF("readinessProbe", "v1.Probe"),
+    RAWF("startupProbe", "v1.Probe"),
+    RAWF("lifecycle", "v1.Lifecycle"),
+    STR("terminationMessagePath", OE, "string", 13),
+    STR("terminationMessagePolicy", OE, "v1.TerminationMessagePolicy", 20),
+    STR("imagePullPolicy", OE, "v1.PullPolicy", 14),
+    RAWF("securityContext", "v1.SecurityContext"),
+    F("stdin", NL_FT_BOOL, OE, "bool", 16),
+    F("stdinOnce", NL_FT_BOOL, OE, "bool", 17),
+    F("tty", NL_FT_BOOL, OE, "bool", 18),
+};
+SCHEMA(container_schema, "Container", container_fields);
+
+static const nl_field local_ref_fields[] = {
+    STR("name", OE, "string", 1),
+};
+SCHEMA(local_ref_schema, "LocalObjectReference", local_ref_fields);
+
+static const nl_field toleration_fields[] = {
+    STR("key", OE, "string", 1),
+    STR("operator", OE, "v1.TolerationOperator", 2),
+    STR("value", OE, "string", 3),
+    STR("effect", OE, "v1.TaintEffect", 4),
+    F("tolerationSeconds", NL_FT_INT64, OE | PTR, "int64", 5),
+};
+SCHEMA(toleration_schema, "Toleration", toleration_fields);
+
+static const nl_field readiness_gate_fields[] = {
+    STR("conditionType", 0, "v1.PodConditionType", 1),
+};
+SCHEMA(readiness_gate_schema, "PodReadinessGate", readiness_gate_fields);
+
+static const nl_field pod_spec_fields[] = {
+    RAWF("volumes", "[]v1.Volume"),
+    ARR("initContainers", OE, "[]v1.Container", NL_FT_OBJECT, &container_schema, 20),
+    ARR("containers", 0, "[]v1.Container", NL_FT_OBJECT, &container_schema, 2),
+    RAWF("ephemeralContainers", "[]v1.EphemeralContainer"),
+    STR("restartPolicy", OE, "v1.RestartPolicy", 3),
+    F("terminationGracePeriodSeconds", NL_FT_INT64, OE | PTR, "int64", 4),
+    F("activeDeadlineSeconds", NL_FT_INT64, OE | PTR, "int64", 5),
+    STR("dnsPolicy", OE, "v1.DNSPolicy", 6),
+    F("nodeSelector", NL_FT_MAP_STRING, OE, "map[string]string", 7),
+    STR("serviceAccountName", OE, "string", 8),
+    STR("serviceAccount", OE, "string", 9),
+    F("automountServiceAccountToken", NL_FT_BOOL, OE | PTR, "bool", 21),
+    STR("nodeName", OE, "string", 10),
+    F("hostNetwork", NL_FT_BOOL, OE, "bool", 11),
+    F("hostPID", NL_FT_BOOL, OE, "bool", 12),
+    F("hostIPC", NL_FT_BOOL, OE, "bool", 13),
+    F("shareProcessNamespace", NL_FT_BOOL, OE | PTR, "bool", 27),
+    RAWF("securityContext", "v1.PodSecurityContext"),
+    ARR("imagePullSecrets", OE, "[]v1.LocalObjectReference", NL_FT_OBJECT, &local_ref_schema, 15),
+    STR("hostname", OE, "string", 16),
+    STR("subdomain", OE, "string", 17),
+    RAWF("affinity", "v1.Affinity"),
+    STR("schedulerName", OE, "string", 19),
+    ARR("tolerations", OE, "[]v1.Toleration", NL_FT_OBJECT, &toleration_schema, 22),
+    RAWF("hostAliases", "[]v1.HostAlias"),
+    STR("priorityClassName", OE, "string", 24),
+    F("priority", NL_FT_INT32, OE | PTR, "int32", 25),
+    RAWF("dnsConfig", "v1.PodDNSConfig"),
+    ARR("readinessGates", OE, "[]v1.PodReadinessGate", NL_FT_OBJECT, &readiness_gate_schema, 28),
+    STR("runtimeClassName", OE | PTR, "string", 29),
+    F("enableServiceLinks", NL_FT_BOOL, OE | PTR, "bool", 30),
+    STR("preemptionPolicy", OE | PTR, "v1.PreemptionPolicy", 31),
+    F("overhead", NL_FT_MAP_QUANTITY, OE, "v1.ResourceList", 32),
+    RAWF("topologySpreadConstraints", "[]v1.TopologySpreadConstraint"),
+    F("setHostnameAsFQDN", NL_FT_BOOL, OE | PTR, "bool", 35),
+    RAWF("os", "v1.PodOS"),
+    F("hostUsers", NL_FT_BOOL, OE | PTR, "bool", 37),
+    RAWF("schedulingGates", "[]v1.PodSchedulingGate"),
+    RAWF("resourceClaims", "[]v1.PodResourceClaim"),
+};
+SCHEMA(pod_spec_schema, "PodSpec", pod_spec_fields);
+
+static const nl_field pod_condition_fields[] = {
+    STR("type", 0, "v1.PodConditionType", 1),
+    STR("status", 0, "v1.ConditionStatus", 2),
+    F("lastProbeTime", NL_FT_TIME, OE, "v1.Time", 3),
+    F("lastTransitionTime", NL_FT_TIME, OE, "v1.Time", 4),
+    STR("reason", OE, "string", 5),
+    STR("message", OE, "string", 6),
+};
+SCHEMA(pod_condition_schema, "PodCondition", pod_condition_fields);
+
+static const nl_field pod_ip_fields[] = {
+    STR("ip", 0, "string", 1),
+};
+SCHEMA(pod_ip_schema, "PodIP", pod_ip_fields);
+SCHEMA(host_ip_schema, "HostIP", pod_ip_fields);
+
+static const nl_field state_waiting_fields[] = {
+    STR("reason", OE, "string", 1),
+    STR("message", OE, "string", 2),
+};
+SCHEMA(state_waiting_schema, "ContainerStateWaiting", state_waiting_fields);
+
+static const nl_field state_running_fields[] = {
+    F("startedAt", NL_FT_TIME, OE, "v1.Time", 1),
+};
+SCHEMA(state_running_schema, "ContainerStateRunning", state_running_fields);
+
+static const nl_field state_terminated_fields[] = {
+    F("exitCode", NL_FT_INT32, 0, "int32", 1),
+    F("signal", NL_FT_INT32, OE, "int32", 2),
+    STR("reason", OE, "string", 3),
+    STR("message", OE, "string", 4),
+    F("startedAt", NL_FT_TIME, OE, "v1.Time", 5),
+    F("finishedAt", NL_FT_TIME, OE, "v1.Time", 6),
+    STR("containerID", OE, "string", 7),
+};
+SCHEMA(state_terminated_schema, "ContainerStateTerminated", state_terminated_fields);
+
+static const nl_field container_state_fields[] = {
+    OBJ("waiting", OE | PTR, "v1.ContainerStateWaiting", state_waiting_schema, 1),
+    OBJ("running", OE | PTR, "v1.ContainerStateRunning", state_running_schema, 2),
+    OBJ("terminated", OE | PTR, "v1.ContainerStateTerminated", state_terminated_schema, 3),
+};
+SCHEMA(container_state_schema, "ContainerState", container_state_fields);
+
+static const nl_field container_status_fields[] = {
+    STR("name", 0, "string", 1),
+    OBJ("state", OE, "v1.ContainerState", container_state_schema, 2),
+    OBJ("lastState", OE, "v1.ContainerState", container_state_schema, 3),
+    F("ready", NL_FT_BOOL, 0, "bool", 4),
+    F("restartCount", NL_FT_INT32, 0, "int32", 5),
+    STR("image", 0, "string", 6),
+    STR("imageID", 0, "string", 7),
+    STR("containerID", OE, "string", 8),
+    F("started", NL_FT_BOOL, OE | PTR, "bool", 9),
+    F("allocatedResources", NL_FT_MAP_QUANTITY, OE, "v1.ResourceList", 10),
+    OBJ("resources", OE | PTR, "v1.ResourceRequirements", resource_req_schema, 11),
+    RAWF("volumeMounts", "[]v1.VolumeMountStatus"),
+    RAWF("user", "v1.ContainerUser"),
+    RAWF("allocatedResourcesStatus", "[]v1.ResourceStatus"),
+};
+SCHEMA(container_status_schema, "ContainerStatus", container_status_fields);
+
+static const nl_field pod_status_fields[] = {
+    STR("phase", OE, "v1.PodPhase", 1),
+    ARR("conditions", OE, "[]v1.PodCondition", NL_FT_OBJECT, &pod_condition_schema, 2),
+    STR("message", OE, "string", 3),
+    STR("reason", OE, "string", 4),
+    STR("nominatedNodeName", OE, "string", 11),
+    STR("hostIP", OE, "string", 5),
+    ARR("hostIPs", OE, "[]v1.HostIP", NL_FT_OBJECT, &host_ip_schema, 16),
+    STR("podIP", OE, "string", 6),
+    ARR("podIPs", OE, "[]v1.PodIP", NL_FT_OBJECT, &pod_ip_schema, 12),
+    F("startTime", NL_FT_TIME, OE | PTR, "v1.Time", 7),
+    ARR("initContainerStatuses", OE, "[]v1.ContainerStatus", NL_FT_OBJECT, &container_status_schema,
+        10),
+    ARR("containerStatuses", OE, "[]v1.ContainerStatus", NL_FT_OBJECT, &container_status_schema, 8),
+    STR("qosClass", OE, "v1.PodQOSClass", 9),
+    ARR("ephemeralContainerStatuses", OE, "[]v1.ContainerStatus", NL_FT_OBJECT,
+        &container_status_schema, 13),
+    STR("resize", OE, "v1.PodResizeStatus", 14),
+    RAWF("resourceClaimStatuses", "[]v1.PodResourceClaimStatus"),
+};
+SCHEMA(pod_status_schema, "PodStatus", pod_status_fields);
+
+static const nl_field pod_fields[] = {
+    TYPEMETA,
+    METADATA(1),
+    OBJ("spec", OE, "v1.PodSpec", pod_spec_schema, 2),
+    OBJ("status", OE, "v1.PodStatus", pod_status_schema, 3),
+};
+PUBLIC_SCHEMA(nl_schema_pod, "Pod", pod_fields);
+
 /* -------------------------------------------------- meta/v1 and policy/v1 */
 
 static const nl_field status_cause_fields[] = {
@@ -394,12 +619,14 @@ PUBLIC_SCHEMA(nl_schema_partial_object_metadata, "PartialObjectMetadata", partia
 #define nl_schema_ConfigMap_tbl nl_schema_configmap
 #define nl_schema_Event_tbl nl_schema_event
 #define nl_schema_Lease_tbl nl_schema_lease
+#define nl_schema_Pod_tbl nl_schema_pod
 #define nl_schema_PartialObjectMetadata_tbl nl_schema_partial_object_metadata
 LIST_SCHEMA(namespace_list_schema, "NamespaceList", Namespace);
 LIST_SCHEMA(node_list_schema, "NodeList", Node);
 LIST_SCHEMA(configmap_list_schema, "ConfigMapList", ConfigMap);
 LIST_SCHEMA(event_list_schema, "EventList", Event);
 LIST_SCHEMA(lease_list_schema, "LeaseList", Lease);
+LIST_SCHEMA(pod_list_schema, "PodList", Pod);
 LIST_SCHEMA(partial_list_schema, "PartialObjectMetadataList", PartialObjectMetadata);
 
 /* ---------------------------------------------------------------- lookup */
@@ -419,6 +646,8 @@ static const struct {
     {"v1", "EventList", &event_list_schema},
     {"coordination.k8s.io/v1", "Lease", &nl_schema_lease},
     {"coordination.k8s.io/v1", "LeaseList", &lease_list_schema},
+    {"v1", "Pod", &nl_schema_pod},
+    {"v1", "PodList", &pod_list_schema},
     {"v1", "Status", &nl_schema_status},
     {"policy/v1", "Eviction", &nl_schema_eviction},
     {"meta.k8s.io/v1", "PartialObjectMetadata", &nl_schema_partial_object_metadata},

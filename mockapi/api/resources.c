@@ -3,6 +3,7 @@
  * (nodelet/schema.h). */
 #include "resources.h"
 
+#include "pod_strategy.h"
 #include "schema.h"
 #include "validation.h"
 
@@ -138,6 +139,7 @@ static const char *const namespace_short[] = {"ns", NULL};
 static const char *const node_short[] = {"no", NULL};
 static const char *const configmap_short[] = {"cm", NULL};
 static const char *const event_short[] = {"ev", NULL};
+static const char *const pod_short[] = {"po", NULL};
 
 static const char *const namespace_fields_sel[] = {"status.phase", NULL};
 static const char *const node_fields_sel[] = {"spec.unschedulable", NULL};
@@ -155,6 +157,19 @@ static const char *const event_fields_sel[] = {
     "reportingComponent",
     "source",
     "type",
+    NULL,
+};
+
+/* PodToSelectableFields */
+static const char *const pod_fields_sel[] = {
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.nominatedNodeName",
     NULL,
 };
 
@@ -246,6 +261,29 @@ static const mock_resource resources[MOCK_KIND_COUNT] = {
             .create_on_update = 1,
             .schema = &nl_schema_lease,
             .validate = mock_validate_lease,
+        },
+    [MOCK_KIND_POD] =
+        {
+            .id = MOCK_KIND_POD,
+            .group = "",
+            .version = "v1",
+            .api_version = "v1",
+            .plural = "pods",
+            .singular = "pod",
+            .kind = "Pod",
+            .list_kind = "PodList",
+            .namespaced = 1,
+            .short_names = pod_short,
+            .unconditional_update = 1,
+            .has_status = 1,
+            .has_eviction = 1,
+            .selectable_fields = pod_fields_sel,
+            .schema = &nl_schema_pod,
+            .defaults = mock_pod_defaults,
+            .prepare_create = mock_pod_prepare_create,
+            .validate = mock_validate_pod,
+            .grace_period = mock_pod_grace_period,
+            .return_deleted = 1,
         },
 };
 

@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 #include <nodelet/status.h>
+#include <stdint.h>
 
 struct nl_schema;
 struct mock_ferrs;
@@ -16,6 +17,7 @@ typedef enum {
 	MOCK_KIND_CONFIGMAP,
 	MOCK_KIND_EVENT,
 	MOCK_KIND_LEASE,
+	MOCK_KIND_POD,
 	MOCK_KIND_COUNT
 } mock_kind;
 
@@ -33,6 +35,7 @@ typedef struct mock_resource {
 	int create_on_update;           /* PUT of a missing object creates it (Lease) */
 	int unconditional_update;       /* PUT without resourceVersion allowed */
 	int has_status;                 /* serves <plural>/status */
+	int has_eviction;               /* serves <plural>/eviction (pods) */
 	/* field selector names beyond metadata.name/namespace; NULL-terminated */
 	const char *const *selectable_fields;
 	const struct nl_schema *schema; /* nodelet/schema.h */
@@ -47,6 +50,12 @@ typedef struct mock_resource {
 	void (*prepare_update)(json_object *obj, json_object *old);
 	/* Validate obj (already decoded); old is NULL on create. */
 	void (*validate)(struct mock_ferrs *errs, json_object *obj, json_object *old);
+	/* CheckGracefulDelete: the grace period a DELETE gives obj (seconds;
+	 * 0 deletes at once) from the requested one (NULL: none given). NULL
+	 * for kinds deleted at once. */
+	int64_t (*grace_period)(json_object *obj, const int64_t *requested);
+	/* The registry returns the deleted object, not a Status (pods). */
+	int return_deleted;
 } mock_resource;
 
 /* {group, plural} for Status messages ("leases.coordination.k8s.io"). */

@@ -114,6 +114,11 @@ static void route_resource(mock_route *rt, const char *group, const char *versio
 		rt->type = MOCK_ROUTE_OBJECT;
 		return;
 	}
+	if (rest == 2 && strcmp(seg[i + 2], "eviction") == 0 && r->has_eviction) {
+		strcpy(rt->subresource, "eviction");
+		rt->type = MOCK_ROUTE_OBJECT;
+		return;
+	}
 none:
 	memset(rt, 0, sizeof(*rt));
 }
@@ -152,6 +157,9 @@ int mock_route_allows_sub(const mock_resource *r, const char *verb, const char *
 	/* FinalizeREST is an Updater only: no GET, hence no PATCH. */
 	if (sub && strcmp(subresource, "finalize") == 0)
 		return r->id == MOCK_KIND_NAMESPACE && strcmp(verb, "update") == 0;
+	/* EvictionREST is a Creater only. */
+	if (sub && strcmp(subresource, "eviction") == 0)
+		return r->has_eviction && strcmp(verb, "create") == 0;
 	if (sub)
 		return strcmp(verb, "get") == 0 || strcmp(verb, "update") == 0 ||
 		       strcmp(verb, "patch") == 0;
@@ -178,6 +186,9 @@ static const char *request_verb(const mock_route *rt, const char *method)
 	    {"PATCH", NULL, "patch"},
 	    {"DELETE", "deletecollection", "delete"},
 	};
+	/* pods/<name>/eviction is created, nothing else */
+	if (strcmp(rt->subresource, "eviction") == 0)
+		return strcmp(method, "POST") == 0 ? "create" : NULL;
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(map[i].method, method) == 0)
 			return rt->type == MOCK_ROUTE_COLLECTION ? map[i].collection
@@ -223,9 +234,10 @@ void mock_request_attrs_of_route(mock_req_attrs *out, const mock_route *rt, cons
 	out->verb = verb;
 	out->res = rt->res;
 	out->resource = rt->res->plural;
-	out->subresource = strcmp(rt->subresource, "finalize") == 0 ? "finalize"
-	                   : rt->subresource[0]                     ? "status"
-	                                                            : "";
+	out->subresource = strcmp(rt->subresource, "finalize") == 0   ? "finalize"
+	                   : strcmp(rt->subresource, "eviction") == 0 ? "eviction"
+	                   : rt->subresource[0]                       ? "status"
+	                                                              : "";
 	out->group = rt->res->group;
 	strcpy(out->ns, rt->ns);
 	strcpy(out->name, rt->name);

@@ -19,7 +19,7 @@ typedef struct mock_route {
 	const mock_resource *res; /* COLLECTION / OBJECT */
 	char ns[254];             /* "" = none (cluster-scoped or all namespaces) */
 	char name[254];
-	char subresource[32]; /* "", "status" or (namespaces) "finalize" */
+	char subresource[32]; /* "", "status", (namespaces) "finalize" or (pods) "eviction" */
 	int bad_name;         /* a path segment was over-long or empty */
 } mock_route;
 
@@ -53,7 +53,7 @@ typedef struct mock_req_attrs {
 	const char *verb;
 	const mock_resource *res; /* NULL for non-resource requests */
 	const char *resource;     /* plural, or "" */
-	const char *subresource;  /* "status", "finalize" or "" */
+	const char *subresource;  /* "status", "finalize", "eviction" or "" (static) */
 	const char *group;        /* "" for core and non-resource requests */
 	char ns[254];
 	char name[254];

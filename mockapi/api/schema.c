@@ -18,7 +18,7 @@
 #include <string.h>
 
 /* No served struct has more fields than this (NodeStatus has 13). */
-#define MAX_FIELDS 24
+#define MAX_FIELDS 48 /* PodSpec has 39 */
 
 /* time.Time{}: what Go writes as null for metav1.Time and MicroTime. */
 #define GO_ZERO_TIME_USEC (INT64_C(-62135596800) * 1000000)

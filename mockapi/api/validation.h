@@ -88,5 +88,6 @@ void mock_validate_node(mock_ferrs *e, json_object *obj, json_object *old);
 void mock_validate_configmap(mock_ferrs *e, json_object *obj, json_object *old);
 void mock_validate_event(mock_ferrs *e, json_object *obj, json_object *old);
 void mock_validate_lease(mock_ferrs *e, json_object *obj, json_object *old);
+void mock_validate_pod(mock_ferrs *e, json_object *obj, json_object *old);
 
 #endif

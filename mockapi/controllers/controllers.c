@@ -38,6 +38,8 @@ static const struct {
     {"nodelifecycle", "node-lifecycle-controller", MOCK_CONTROLLER_NODE_LIFECYCLE},
     {"garbagecollector", "garbage-collector-controller", MOCK_CONTROLLER_GARBAGE_COLLECTOR},
     {"namespace", "namespace-controller", MOCK_CONTROLLER_NAMESPACE},
+    {"tainteviction", "taint-eviction-controller", MOCK_CONTROLLER_TAINT_EVICTION},
+    {"podtermination", "pod-termination-controller", MOCK_CONTROLLER_POD_TERMINATION},
 };
 
 static unsigned bit_of(const char *name, size_t len)
@@ -68,7 +70,8 @@ int mock_controllers_parse(unsigned *out, const char *spec, nl_err *err)
 				return nl_err_set(
 				    err, NL_EINVAL,
 				    "--controllers: \"%.*s\" is not in the list of known "
-				    "controllers (nodelifecycle, garbagecollector, namespace)",
+				    "controllers (nodelifecycle, garbagecollector, namespace, "
+				    "tainteviction, podtermination)",
 				    (int)nlen, name);
 			*(neg ? &off : &on) |= bit;
 		}
@@ -166,6 +169,14 @@ static int tick(mock_controllers *c, int throttle)
 		int n = mock_node_lifecycle_run(c->nodes, now);
 		work += n > 0 ? n : 0;
 	}
+	if (c->enabled & MOCK_CONTROLLER_TAINT_EVICTION) {
+		int n = mock_taint_eviction_run(c->store, now);
+		work += n > 0 ? n : 0;
+	}
+	if (c->enabled & MOCK_CONTROLLER_POD_TERMINATION) {
+		int n = mock_pod_termination_run(c->store, now);
+		work += n > 0 ? n : 0;
+	}
 	/* Before the collector, which then sees the namespace's deletes. */
 	if (c->enabled & MOCK_CONTROLLER_NAMESPACE) {
 		int n = mock_namespace_controller_run(c->namespaces, now);
@@ -233,11 +244,15 @@ int mock_controllers_start(mock_controllers *c, nl_err *err)
 	if (pthread_create(&c->thread, NULL, controller_thread, c) != 0)
 		return nl_err_set(err, NL_ERROR, "cannot start the controller thread");
 	c->started = 1;
-	MOCK_LOG_V(
-	    1, "controllers: nodelifecycle %s, garbagecollector %s, namespace %s (tick %u ms)",
-	    c->enabled & MOCK_CONTROLLER_NODE_LIFECYCLE ? "on" : "off",
-	    c->enabled & MOCK_CONTROLLER_GARBAGE_COLLECTOR ? "on" : "off",
-	    c->enabled & MOCK_CONTROLLER_NAMESPACE ? "on" : "off", c->opts->controller_tick_ms);
+	MOCK_LOG_V(1,
+	           "controllers: nodelifecycle %s, garbagecollector %s, namespace %s, "
+	           "tainteviction %s, podtermination %s (tick %u ms)",
+	           c->enabled & MOCK_CONTROLLER_NODE_LIFECYCLE ? "on" : "off",
+	           c->enabled & MOCK_CONTROLLER_GARBAGE_COLLECTOR ? "on" : "off",
+	           c->enabled & MOCK_CONTROLLER_NAMESPACE ? "on" : "off",
+	           c->enabled & MOCK_CONTROLLER_TAINT_EVICTION ? "on" : "off",
+	           c->enabled & MOCK_CONTROLLER_POD_TERMINATION ? "on" : "off",
+	           c->opts->controller_tick_ms);
 	return 0;
 }
 

@@ -20,14 +20,19 @@
 #define MOCK_CONTROLLER_NODE_LIFECYCLE 1u
 #define MOCK_CONTROLLER_GARBAGE_COLLECTOR 2u
 #define MOCK_CONTROLLER_NAMESPACE 4u
+#define MOCK_CONTROLLER_TAINT_EVICTION 8u
+#define MOCK_CONTROLLER_POD_TERMINATION 16u
 #define MOCK_CONTROLLERS_ALL                                                  \
 	(MOCK_CONTROLLER_NODE_LIFECYCLE | MOCK_CONTROLLER_GARBAGE_COLLECTOR | \
-	 MOCK_CONTROLLER_NAMESPACE)
+	 MOCK_CONTROLLER_NAMESPACE | MOCK_CONTROLLER_TAINT_EVICTION |         \
+	 MOCK_CONTROLLER_POD_TERMINATION)
 
 /* Parse a --controllers value as kube-controller-manager does: a comma list
  * of names, "*" for every controller that is on by default, "-name" to turn
  * one off. Names: nodelifecycle (node-lifecycle-controller),
- * garbagecollector (garbage-collector-controller). NULL or "" means "*".
+ * garbagecollector (garbage-collector-controller), tainteviction
+ * (taint-eviction-controller), podtermination (pod-termination-controller,
+ * the mock's stand-in for kubelets). NULL or "" means "*".
  * NL_EINVAL with the unknown name in err. */
 int mock_controllers_parse(unsigned *out, const char *spec, nl_err *err);
 
@@ -43,6 +48,18 @@ void mock_node_lifecycle_reset(mock_node_lifecycle *n);
 /* One monitor pass over every Node at now (usec since the epoch). Returns
  * the number of writes made, or a negative NL_E* code. */
 int mock_node_lifecycle_run(mock_node_lifecycle *n, int64_t now);
+
+/* --- pods (pods.c) --- */
+
+/* One pass of the kubelet stand-in: pods marked for deletion on a Ready
+ * node, or on a node that does not exist, are deleted. Returns the number
+ * of deletions or a negative NL_E* code. */
+int mock_pod_termination_run(mock_store *s, int64_t now);
+/* One pass of the taint eviction controller at now: pods bound to a node
+ * with NoExecute taints they do not tolerate (or tolerate for less than
+ * has passed since timeAdded) get the DisruptionTarget condition and are
+ * deleted. Returns the number of writes or a negative NL_E* code. */
+int mock_taint_eviction_run(mock_store *s, int64_t now);
 
 /* --- garbage collector (garbage_collector.c) --- */
 

@@ -123,6 +123,24 @@ static const column event_columns[] = {
     {NULL, NULL, NULL, 0},
 };
 
+/* printers.go's podColumnDefinitions; the wide columns' descriptions are
+ * upstream's field docs there, ours here (docs/mockapi.md). */
+static const column pod_columns[] = {
+    {"Name", "name", DESC_NAME, 0},
+    {"Ready", "", "The aggregate readiness state of this pod for accepting traffic.", 0},
+    {"Status", "", "The aggregate status of the containers in this pod.", 0},
+    {"Restarts", "",
+     "The number of times the containers in this pod have been restarted and when the last "
+     "container in this pod has restarted.",
+     0},
+    {"Age", "", DESC_AGE, 0},
+    {"IP", "", "The first IP address allocated to the pod.", 1},
+    {"Node", "", "The node the pod is bound to.", 1},
+    {"Nominated Node", "", "The node the scheduler expects to place the pod on.", 1},
+    {"Readiness Gates", "", "Extra conditions that must hold for the pod to be ready.", 1},
+    {NULL, NULL, NULL, 0},
+};
+
 static const column *columns_of(const mock_resource *r)
 {
 	switch (r->id) {
@@ -136,6 +154,8 @@ static const column *columns_of(const mock_resource *r)
 		return node_columns;
 	case MOCK_KIND_EVENT:
 		return event_columns;
+	case MOCK_KIND_POD:
+		return pod_columns;
 	default:
 		return NULL;
 	}
@@ -409,6 +429,123 @@ static void event_cells(json_object *cells, json_object *obj, int64_t now)
 	add_str(cells, str(obj, "metadata.name"));
 }
 
+/* printPod's STATUS, READY and RESTARTS from the container statuses (the
+ * last one read first, as upstream loops backwards). */
+typedef struct {
+	const char *reason;
+	char text[32];
+	int ready;
+	int64_t restarts;
+	const char *last_restart;
+} pod_summary;
+
+static void container_reason(pod_summary *p, json_object *cs, int *running)
+{
+	json_object *waiting = nl_json_get_path(cs, "state.waiting");
+	json_object *term = nl_json_get_path(cs, "state.terminated");
+	const char *finished = str(cs, "lastState.terminated.finishedAt");
+	p->restarts += json_object_get_int64(nl_json_get_path(cs, "restartCount"));
+	if (*finished && (!p->last_restart || strcmp(finished, p->last_restart) > 0))
+		p->last_restart = finished;
+	if (waiting && *str(waiting, "reason")) {
+		p->reason = str(waiting, "reason");
+	} else if (term && *str(term, "reason")) {
+		p->reason = str(term, "reason");
+	} else if (term) {
+		int64_t sig = json_object_get_int64(nl_json_get_path(term, "signal"));
+		snprintf(
+		    p->text, sizeof(p->text), sig ? "Signal:%lld" : "ExitCode:%lld",
+		    (long long)(sig ? sig
+		                    : json_object_get_int64(nl_json_get_path(term, "exitCode"))));
+		p->reason = p->text;
+	} else if (json_object_get_boolean(nl_json_get_path(cs, "ready")) &&
+	           nl_json_get_path(cs, "state.running")) {
+		*running = 1;
+		p->ready++;
+	}
+}
+
+static int has_condition(json_object *obj, const char *type, const char *status)
+{
+	json_object *conds = nl_json_get_path(obj, "status.conditions");
+	for (size_t i = 0;
+	     json_object_is_type(conds, json_type_array) && i < json_object_array_length(conds);
+	     i++) {
+		json_object *c = json_object_array_get_idx(conds, i);
+		if (strcmp(str(c, "type"), type) == 0 && strcmp(str(c, "status"), status) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void pod_summarize(pod_summary *p, json_object *obj)
+{
+	json_object *statuses = nl_json_get_path(obj, "status.containerStatuses");
+	size_t n =
+	    json_object_is_type(statuses, json_type_array) ? json_object_array_length(statuses) : 0;
+	const char *phase = str(obj, "status.phase");
+	int running = 0;
+	memset(p, 0, sizeof(*p));
+	p->reason = *str(obj, "status.reason") ? str(obj, "status.reason") : phase;
+	for (size_t i = n; i > 0; i--)
+		container_reason(p, json_object_array_get_idx(statuses, i - 1), &running);
+	if (strcmp(p->reason, "Completed") == 0 && running)
+		p->reason = has_condition(obj, "Ready", "True") ? "Running" : "NotReady";
+	if (*str(obj, "metadata.deletionTimestamp")) {
+		if (strcmp(str(obj, "status.reason"), "NodeLost") == 0)
+			p->reason = "Unknown";
+		else if (strcmp(phase, "Succeeded") != 0 && strcmp(phase, "Failed") != 0)
+			p->reason = "Terminating";
+	}
+}
+
+static const char *or_none(const char *s)
+{
+	return *s ? s : "<none>";
+}
+
+static void pod_cells(json_object *cells, json_object *obj, int64_t now)
+{
+	pod_summary p;
+	char buf[96], ago[32];
+	json_object *containers = nl_json_get_path(obj, "spec.containers");
+	json_object *gates = nl_json_get_path(obj, "spec.readinessGates");
+	json_object *ips = nl_json_get_path(obj, "status.podIPs");
+	size_t total = json_object_is_type(containers, json_type_array)
+	                   ? json_object_array_length(containers)
+	                   : 0;
+	int64_t t;
+	pod_summarize(&p, obj);
+	add_str(cells, str(obj, "metadata.name"));
+	snprintf(buf, sizeof(buf), "%d/%zu", p.ready, total);
+	add_str(cells, buf);
+	add_str(cells, p.reason);
+	if (p.restarts && p.last_restart && nl_time_parse(&t, p.last_restart) == 0) {
+		mock_human_duration(ago, now - t);
+		snprintf(buf, sizeof(buf), "%lld (%s ago)", (long long)p.restarts, ago);
+	} else {
+		snprintf(buf, sizeof(buf), "%lld", (long long)p.restarts);
+	}
+	add_str(cells, buf);
+	json_object_array_add(cells, since(str(obj, "metadata.creationTimestamp"), now));
+	add_str(cells, or_none(json_object_is_type(ips, json_type_array) &&
+	                               json_object_array_length(ips) > 0
+	                           ? str(json_object_array_get_idx(ips, 0), "ip")
+	                           : str(obj, "status.podIP")));
+	add_str(cells, or_none(str(obj, "spec.nodeName")));
+	add_str(cells, or_none(str(obj, "status.nominatedNodeName")));
+	if (json_object_is_type(gates, json_type_array) && json_object_array_length(gates) > 0) {
+		size_t ok = 0, n = json_object_array_length(gates);
+		for (size_t i = 0; i < n; i++)
+			ok += (size_t)has_condition(
+			    obj, str(json_object_array_get_idx(gates, i), "conditionType"), "True");
+		snprintf(buf, sizeof(buf), "%zu/%zu", ok, n);
+		add_str(cells, buf);
+	} else {
+		add_str(cells, "<none>");
+	}
+}
+
 json_object *mock_table_cells(const mock_resource *r, json_object *obj, int64_t now)
 {
 	json_object *cells = json_object_new_array();
@@ -429,6 +566,9 @@ json_object *mock_table_cells(const mock_resource *r, json_object *obj, int64_t 
 		break;
 	case MOCK_KIND_EVENT:
 		event_cells(cells, obj, now);
+		break;
+	case MOCK_KIND_POD:
+		pod_cells(cells, obj, now);
 		break;
 	default:
 		break;

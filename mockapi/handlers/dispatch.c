@@ -17,6 +17,7 @@ static void dispatch(mock_api *api, const mock_route *rt, const mock_request *re
 	const char *verb = mock_route_verb(rt, req->method, mock_request_query(req, "watch"));
 	/* The all-namespaces path of a namespaced kind only lists and watches. */
 	int all_ns = rt->type == MOCK_ROUTE_COLLECTION && rt->res->namespaced && !rt->ns[0];
+	int eviction = strcmp(rt->subresource, "eviction") == 0;
 	if (!verb || (all_ns && strcmp(verb, "list") != 0 && strcmp(verb, "watch") != 0) ||
 	    !mock_route_allows_sub(rt->res, verb, rt->subresource)) {
 		mock_response_status(resp, nl_status_method_not_allowed());
@@ -37,7 +38,9 @@ static void dispatch(mock_api *api, const mock_route *rt, const mock_request *re
 		return;
 	}
 	req = &nreq.req;
-	if (strcmp(verb, "list") == 0)
+	if (eviction)
+		mock_handle_eviction(api, rt, req, resp);
+	else if (strcmp(verb, "list") == 0)
 		mock_handle_list(api, rt, req, resp);
 	else if (strcmp(verb, "watch") == 0)
 		mock_handle_watch(api, rt, req, resp);

@@ -20,6 +20,11 @@ void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request 
                         mock_response *resp);
 void mock_handle_delete_collection(mock_api *api, const mock_route *rt, const mock_request *req,
                                    mock_response *resp);
+/* POST pods/<name>/eviction (handlers_eviction.c): the pod deleted as
+ * its DeleteOptions say, 201 with a Success Status; there are no
+ * PodDisruptionBudgets to refuse it. */
+void mock_handle_eviction(mock_api *api, const mock_route *rt, const mock_request *req,
+                          mock_response *resp);
 /* POST of an access review (access_review.c, api/reviews.h): 201 with
  * the review and its status, decided by the mock's own authenticator and
  * authorizer; nothing is stored. */

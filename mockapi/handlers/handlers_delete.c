@@ -171,6 +171,39 @@ static int immortal_namespace(const mock_route *rt, mock_response *resp)
 	return 0;
 }
 
+/* gracePeriodSeconds from the DeleteOptions body, else the query; 0 and
+ * *out set when given, -1 when not. */
+static int grace_period(int64_t *out, const mock_request *req, json_object *opts)
+{
+	json_object *v = NULL;
+	if (opts) {
+		if (!json_object_object_get_ex(opts, "gracePeriodSeconds", &v) ||
+		    !json_object_is_type(v, json_type_int))
+			return -1;
+		*out = json_object_get_int64(v);
+		return 0;
+	}
+	const char *q = mock_request_query(req, "gracePeriodSeconds");
+	char *end = NULL;
+	if (!q || !*q)
+		return -1;
+	long long n = strtoll(q, &end, 10);
+	if (*end)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/* The Success Status of a DELETE that removed the object at once. */
+static void answer_status(const mock_route *rt, mock_response *resp, const char *json)
+{
+	json_object *o = json_tokener_parse(json);
+	nl_gr gr = mock_resource_gr(rt->res);
+	mock_response_status(resp,
+	                     nl_status_success_delete(&gr, rt->name, o ? nl_meta_uid(o) : NULL));
+	json_object_put(o);
+}
+
 void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request *req,
                         mock_response *resp)
 {
@@ -187,24 +220,22 @@ void mock_handle_delete(mock_api *api, const mock_route *rt, const mock_request 
 	char *json = NULL;
 	size_t len = 0;
 	int deleted = 0;
+	int64_t grace = 0;
+	int has_grace = grace_period(&grace, req, opts) == 0;
 	nl_status *st = NULL;
-	if (mock_store_delete_ex(api->store, rt->res, mock__handlers_ns(rt), rt->name, flags,
-	                         pre_uid, pre_rv, &json, &len, &deleted, &st) != 0) {
+	if (mock_store_delete_grace(api->store, rt->res, mock__handlers_ns(rt), rt->name, flags,
+	                            has_grace ? &grace : NULL, pre_uid, pre_rv, &json, &len,
+	                            &deleted, &st) != 0)
 		mock_response_status(resp, st);
-	} else if (!deleted) {
-		/* kept (finalizers, or a namespace Terminating): the object;
-		 * delete.go answers 202 then when orphanDependents is false */
+	else if (!deleted)
+		/* kept (finalizers, a grace period, or a namespace Terminating):
+		 * the object; delete.go answers 202 then when orphanDependents
+		 * is false */
 		mock_response_json(resp, orphan_dependents(req, opts) == 0 ? 202 : 200, json, len);
-	} else if (namespace) {
-		/* ReturnDeletedObject */
-		mock_response_json(resp, 200, json, len);
-	} else {
-		json_object *o = json_tokener_parse(json);
-		nl_gr gr = mock_resource_gr(rt->res);
-		mock_response_status(
-		    resp, nl_status_success_delete(&gr, rt->name, o ? nl_meta_uid(o) : NULL));
-		json_object_put(o);
-	}
+	else if (namespace || rt->res->return_deleted)
+		mock_response_json(resp, 200, json, len); /* ReturnDeletedObject */
+	else
+		answer_status(rt, resp, json);
 	free(json);
 	json_object_put(opts);
 }

@@ -35,6 +35,21 @@ static json_object *response_kind(const mock_resource *r)
 	return k;
 }
 
+/* pods/eviction: creates a policy/v1 Eviction. */
+static json_object *eviction_sub(void)
+{
+	json_object *s = json_object_new_object(), *k = json_object_new_object();
+	json_object *v = json_object_new_array();
+	json_object_object_add(s, "subresource", json_object_new_string("eviction"));
+	json_object_object_add(k, "group", json_object_new_string("policy"));
+	json_object_object_add(k, "version", json_object_new_string("v1"));
+	json_object_object_add(k, "kind", json_object_new_string("Eviction"));
+	json_object_object_add(s, "responseKind", k);
+	json_object_array_add(v, json_object_new_string("create"));
+	json_object_object_add(s, "verbs", v);
+	return s;
+}
+
 static json_object *resource(const mock_resource *r)
 {
 	json_object *o = json_object_new_object();
@@ -56,6 +71,8 @@ static json_object *resource(const mock_resource *r)
 		static const char *const subs_other[] = {"status", NULL};
 		const char *const *names = r->id == MOCK_KIND_NAMESPACE ? subs_ns : subs_other;
 		json_object *subs = json_object_new_array();
+		if (r->has_eviction) /* before status */
+			json_object_array_add(subs, eviction_sub());
 		for (size_t i = 0; names[i]; i++) {
 			json_object *s = json_object_new_object();
 			json_object_object_add(s, "subresource", json_object_new_string(names[i]));

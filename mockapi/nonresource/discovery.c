@@ -114,6 +114,24 @@ static json_object *resource_entry(const mock_resource *r, const char *sub)
 	return o;
 }
 
+/* pods/eviction: a policy/v1 Eviction one creates (kubectl drain looks
+ * for it here before it evicts). */
+static json_object *eviction_entry(const mock_resource *r)
+{
+	char name[96];
+	json_object *o = json_object_new_object(), *verbs = json_object_new_array();
+	snprintf(name, sizeof(name), "%s/eviction", r->plural);
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "singularName", json_object_new_string(""));
+	json_object_object_add(o, "namespaced", json_object_new_boolean(r->namespaced));
+	json_object_object_add(o, "group", json_object_new_string("policy"));
+	json_object_object_add(o, "version", json_object_new_string("v1"));
+	json_object_object_add(o, "kind", json_object_new_string("Eviction"));
+	json_object_array_add(verbs, json_object_new_string("create"));
+	json_object_object_add(o, "verbs", verbs);
+	return o;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	json_object *const *x = a, *const *y = b;
@@ -137,6 +155,8 @@ static json_object *resource_list(const char *group, const char *version)
 			json_object_array_add(items, resource_entry(r, "finalize"));
 		if (r->has_status)
 			json_object_array_add(items, resource_entry(r, "status"));
+		if (r->has_eviction)
+			json_object_array_add(items, eviction_entry(r));
 	}
 	if (json_object_array_length(items) == 0) {
 		json_object_put(items);

@@ -64,6 +64,8 @@ int mock_handle_openapi_v2(const mock_request *req, mock_response *resp);
  * Go type's short name ("NodeStatus", "conditions"); NULL when there is
  * none. Static text. */
 const char *mock_openapi_description(const char *type, const char *field);
+/* The Pod types' rows of that table (openapi_text_pod.c); NULL when none. */
+const char *mock__openapi_pod_description(const char *type, const char *field);
 /* Set the description of every component schema and of each of its
  * properties from the table (schemas: name → schema, modified). */
 void mock_openapi_describe(json_object *schemas);

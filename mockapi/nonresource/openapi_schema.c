@@ -104,6 +104,21 @@ static json_object *typed(const char *type, const char *format)
 	return o;
 }
 
+/* A structure the mock stores unchecked (a pod's volumes, probes ...):
+ * any object, or a list of them, with x-kubernetes-preserve-unknown-fields
+ * so validators accept what upstream's full schema would. */
+static json_object *opaque(const char *go_type)
+{
+	json_object *obj = typed("object", NULL);
+	json_object_object_add(obj, "x-kubernetes-preserve-unknown-fields",
+	                       json_object_new_boolean(1));
+	if (strncmp(go_type, "[]", 2) != 0)
+		return obj;
+	json_object *arr = typed("array", NULL);
+	json_object_object_add(arr, "items", obj);
+	return arr;
+}
+
 typedef struct {
 	json_object *schemas; /* components.schemas being filled */
 	const mock_resource *r;
@@ -140,6 +155,8 @@ static json_object *scalar_schema(gen *g, nl_field_type t, const nl_field *f)
 		                       ref("io.k8s.apimachinery.pkg.api.resource.Quantity"));
 		return o;
 	case NL_FT_RAW:
+		if (f && f->go_type && strcmp(f->go_type, "v1.FieldsV1") != 0)
+			return opaque(f->go_type);
 		mock_openapi_schema_name(name, sizeof(name), g->r, "FieldsV1");
 		return all_of(name, 0);
 	case NL_FT_OBJECT:

@@ -327,8 +327,9 @@ const char *mock_openapi_description(const char *type, const char *field)
 		if (strcmp(rows[i].type, type) == 0 &&
 		    (field ? rows[i].field && strcmp(rows[i].field, field) == 0 : !rows[i].field))
 			return rows[i].text;
-	if (!field)
-		return NULL;
+	const char *pod = mock__openapi_pod_description(type, field);
+	if (pod || !field)
+		return pod;
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(rows[i].type, ends_with_list(type) ? "*List" : "*") == 0 &&
 		    strcmp(rows[i].field, field) == 0)

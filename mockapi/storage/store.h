@@ -174,6 +174,15 @@ int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, 
                          unsigned flags, const char *pre_uid, const char *pre_rv, char **out,
                          size_t *len_out, int *deleted, nl_status **st);
 
+/* mock_store_delete_ex with the request's gracePeriodSeconds (NULL: not
+ * given), for kinds with graceful deletion (r->grace_period, pods): a pod
+ * bound to a node is marked with deletionTimestamp now + its grace period
+ * and kept (*deleted 0); a second DELETE may only shorten the period. */
+int mock_store_delete_grace(mock_store *s, const mock_resource *r, const char *ns, const char *name,
+                            unsigned flags, const int64_t *grace, const char *pre_uid,
+                            const char *pre_rv, char **out, size_t *len_out, int *deleted,
+                            nl_status **st);
+
 /* Delete every object (the control API's reset): each deletion takes the
  * next resourceVersion and reaches the observer as DELETED, namespaced
  * objects before namespaces; the counter never goes back. */

@@ -110,9 +110,10 @@ int mock_store_delete(mock_store *s, const mock_resource *r, const char *ns, con
 
 /* Under the write lock, preconditions checked: the generic registry's
  * Delete. With finalizers pending the object is marked and kept
- * (*deleted 0); otherwise removed. */
-static int delete_checked(mock_store *s, table *t, size_t pos, unsigned flags, char **dj,
-                          size_t *dl, int *deleted)
+ * (*deleted 0); a kind with a grace period is first given one (pods);
+ * otherwise removed. */
+static int delete_checked(mock_store *s, table *t, size_t pos, unsigned flags, const int64_t *grace,
+                          char **dj, size_t *dl, int *deleted)
 {
 	const mock_resource *r = t->r;
 	obj_entry *e = t->v[pos];
@@ -120,6 +121,13 @@ static int delete_checked(mock_store *s, table *t, size_t pos, unsigned flags, c
 	*deleted = 0;
 	if (r->id == MOCK_KIND_NAMESPACE)
 		return mock__store_namespace_delete(s, t, pos, flags, dj, dl, deleted);
+	if (r->grace_period) {
+		rc = mock__store_graceful_delete(s, t, pos, flags, grace, dj, dl);
+		if (rc != 1)
+			return rc;
+		rc = 0;
+		e = t->v[pos];
+	}
 	if (mock__store_delete_keeps(e->json, e->len, flags)) {
 		rc = mock__store_mark_deleting(s, t, pos, flags, dj, dl, deleted);
 		if (rc != 1)
@@ -138,6 +146,15 @@ static int delete_checked(mock_store *s, table *t, size_t pos, unsigned flags, c
 int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, const char *name,
                          unsigned flags, const char *pre_uid, const char *pre_rv, char **out,
                          size_t *len_out, int *deleted, nl_status **st)
+{
+	return mock_store_delete_grace(s, r, ns, name, flags, NULL, pre_uid, pre_rv, out, len_out,
+	                               deleted, st);
+}
+
+int mock_store_delete_grace(mock_store *s, const mock_resource *r, const char *ns, const char *name,
+                            unsigned flags, const int64_t *grace, const char *pre_uid,
+                            const char *pre_rv, char **out, size_t *len_out, int *deleted,
+                            nl_status **st)
 {
 	char *dj = NULL;
 	size_t dl = 0, pos = 0;
@@ -158,7 +175,7 @@ int mock_store_delete_ex(mock_store *s, const mock_resource *r, const char *ns, 
 	} else if ((rc = r->id == MOCK_KIND_NAMESPACE
 	                     ? mock__store_namespace_preconditions(e, name, pre_uid, pre_rv, st)
 	                     : check_delete_preconditions(r, e, name, pre_uid, pre_rv, st)) == 0) {
-		rc = delete_checked(s, t, pos, flags, &dj, &dl, &gone);
+		rc = delete_checked(s, t, pos, flags, grace, &dj, &dl, &gone);
 		if (rc == NL_EIO)
 			rc = mock__store_fail_persist(st);
 		else if (rc != 0)
@@ -216,7 +233,7 @@ static int delete_selected(mock_store *s, table *t, const mock_list_opts *o, siz
 			continue;
 		}
 		int gone = 0;
-		rc = delete_checked(s, t, i, 0, &dj, &dl, &gone);
+		rc = delete_checked(s, t, i, 0, NULL, &dj, &dl, &gone);
 		if (rc == 0) {
 			rc = mock__store_add_item(items, dj, dl, mock__store_body_offset(r),
 			                          n++ == 0);

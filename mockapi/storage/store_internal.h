@@ -146,6 +146,14 @@ int mock__store_mark_deleting(mock_store *s, table *t, size_t pos, unsigned flag
 /* ShouldDeleteDuringUpdate: obj (the update) has no finalizers, old is
  * being deleted with no grace period or one of 0 (for a namespace:
  * spec.finalizers empty too). */
+/* A DELETE of a kind with graceful deletion (r->grace_period), under the
+ * write lock: marks the entry at pos with deletionTimestamp now + the
+ * grace period and deletionGracePeriodSeconds, or shortens a pending one
+ * (*out: the object, kept); 1 when it is to be deleted now the usual way
+ * (no grace period); NL_ENOMEM, NL_EIO. requested: gracePeriodSeconds of
+ * the request, NULL when not given. */
+int mock__store_graceful_delete(mock_store *s, table *t, size_t pos, unsigned flags,
+                                const int64_t *requested, char **out, size_t *len_out);
 int mock__store_should_delete_on_update(const mock_resource *r, json_object *obj, json_object *old);
 /* Whether the stored text has a metadata.deletionTimestamp. */
 int mock__store_being_deleted(const char *json, size_t len);

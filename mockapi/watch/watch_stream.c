@@ -232,6 +232,8 @@ static const char *zero_body(mock_kind k)
 		       "\"reportingInstance\":\"\"";
 	case MOCK_KIND_LEASE:
 		return ",\"spec\":{}";
+	case MOCK_KIND_POD:
+		return ",\"spec\":{\"containers\":null},\"status\":{}";
 	default:
 		return "";
 	}

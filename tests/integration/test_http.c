@@ -75,10 +75,11 @@ static void test_http__discovery_lists_served_resources(void)
 	json_object *core = req(200, "GET", "/api/v1", NULL);
 	json_object *res = nl_json_get_path(core, "resources");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
-	const char *want[] = {"configmaps",        "events", "namespaces",  "namespaces/finalize",
-	                      "namespaces/status", "nodes",  "nodes/status"};
-	CU_ASSERT_EQUAL_FATAL(json_object_array_length(res), 7);
-	for (size_t i = 0; i < 7; i++)
+	const char *want[] = {
+	    "configmaps", "events",       "namespaces", "namespaces/finalize", "namespaces/status",
+	    "nodes",      "nodes/status", "pods",       "pods/eviction",       "pods/status"};
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(res), 10);
+	for (size_t i = 0; i < 10; i++)
 		CU_ASSERT_STRING_EQUAL(str(json_object_array_get_idx(res, i), "name"), want[i]);
 	json_object_put(core);
 

@@ -75,9 +75,9 @@ static void test_aggregated__core_document(void)
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(v, "freshness")),
 	                       "Current");
 	json_object *res = json_object_object_get(v, "resources");
-	CU_ASSERT_EQUAL_FATAL(json_object_array_length(res), 4);
-	static const char *const order[] = {"configmaps", "events", "namespaces", "nodes"};
-	for (size_t i = 0; i < 4; i++)
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(res), 5);
+	static const char *const order[] = {"configmaps", "events", "namespaces", "nodes", "pods"};
+	for (size_t i = 0; i < 5; i++)
 		CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(
 		                           json_object_array_get_idx(res, i), "resource")),
 		                       order[i]);

@@ -24,15 +24,19 @@ static void test_controllers__parse_like_kube_controller_manager(void)
 	    {NULL, MOCK_CONTROLLERS_ALL},
 	    {"", MOCK_CONTROLLERS_ALL},
 	    {"*", MOCK_CONTROLLERS_ALL},
-	    {"*,-nodelifecycle", MOCK_CONTROLLER_GARBAGE_COLLECTOR | MOCK_CONTROLLER_NAMESPACE},
+	    {"*,-nodelifecycle", MOCK_CONTROLLERS_ALL & ~MOCK_CONTROLLER_NODE_LIFECYCLE},
 	    {"*,-node-lifecycle-controller",
-	     MOCK_CONTROLLER_GARBAGE_COLLECTOR | MOCK_CONTROLLER_NAMESPACE},
-	    {"*,-namespace", MOCK_CONTROLLER_GARBAGE_COLLECTOR | MOCK_CONTROLLER_NODE_LIFECYCLE},
+	     MOCK_CONTROLLERS_ALL & ~MOCK_CONTROLLER_NODE_LIFECYCLE},
+	    {"*,-namespace", MOCK_CONTROLLERS_ALL & ~MOCK_CONTROLLER_NAMESPACE},
 	    {"namespace-controller", MOCK_CONTROLLER_NAMESPACE},
+	    {"*,-taint-eviction-controller",
+	     MOCK_CONTROLLERS_ALL & ~MOCK_CONTROLLER_TAINT_EVICTION},
+	    {"tainteviction,podtermination",
+	     MOCK_CONTROLLER_TAINT_EVICTION | MOCK_CONTROLLER_POD_TERMINATION},
 	    {"nodelifecycle", MOCK_CONTROLLER_NODE_LIFECYCLE},
 	    {"garbage-collector-controller", MOCK_CONTROLLER_GARBAGE_COLLECTOR},
 	    {"-garbagecollector", 0},
-	    {"*,-nodelifecycle,-garbagecollector,-namespace", 0},
+	    {"*,-nodelifecycle,-garbagecollector,-namespace,-tainteviction,-podtermination", 0},
 	    {"nodelifecycle,-nodelifecycle", 0},
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
@@ -45,7 +49,8 @@ static void test_controllers__parse_like_kube_controller_manager(void)
 	CU_ASSERT_EQUAL(mock_controllers_parse(&got, "*,ttl", &err), NL_EINVAL);
 	CU_ASSERT_EQUAL(got, 99);
 	CU_ASSERT_STRING_EQUAL(err.msg, "--controllers: \"ttl\" is not in the list of known "
-	                                "controllers (nodelifecycle, garbagecollector, namespace)");
+	                                "controllers (nodelifecycle, garbagecollector, namespace, "
+	                                "tainteviction, podtermination)");
 }
 
 /* A store with the default namespaces. */

@@ -202,10 +202,10 @@ static void test_protobuf__refuses_what_go_refuses(void)
 	static const unsigned char over[] = {'k',  '8',  's',  0,    0xff, 0xff, 0xff, 0xff,
 	                                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
 	expect_error(over, sizeof(over), NL_EPARSE, "proto: integer overflow");
-	static const unsigned char pod[] = {'k', '8', 's',  0,    0x0a, 0x09, 0x0a, 0x02,
-	                                    'v', '1', 0x12, 0x03, 'P',  'o',  'd'};
-	expect_error(pod, sizeof(pod), NL_EUNSUPPORTED,
-	             "no kind \"Pod\" is registered for version \"v1\"");
+	static const unsigned char svc[] = {'k',  '8',  's', 0,   0x0a, 0x0d, 0x0a, 0x02, 'v', '1',
+	                                    0x12, 0x07, 'S', 'e', 'r',  'v',  'i',  'c',  'e'};
+	expect_error(svc, sizeof(svc), NL_EUNSUPPORTED,
+	             "no kind \"Service\" is registered for version \"v1\"");
 }
 
 static void test_protobuf__empty_structs_cannot_balloon(void)

@@ -602,7 +602,9 @@ static void test_schema__resource_flags_match_the_apiserver(void)
 		CU_ASSERT_EQUAL(r->id, k);
 		CU_ASSERT_EQUAL(r->create_on_update, k == MOCK_KIND_LEASE);
 		CU_ASSERT_EQUAL(r->unconditional_update, k != MOCK_KIND_LEASE);
-		CU_ASSERT_EQUAL(r->has_status, k == MOCK_KIND_NODE || k == MOCK_KIND_NAMESPACE);
+		CU_ASSERT_EQUAL(r->has_status, k == MOCK_KIND_NODE || k == MOCK_KIND_NAMESPACE ||
+		                                   k == MOCK_KIND_POD);
+		CU_ASSERT_EQUAL(r->has_eviction, k == MOCK_KIND_POD);
 		CU_ASSERT_PTR_NOT_NULL(r->schema);
 		CU_ASSERT_PTR_NOT_NULL(r->validate);
 	}

@@ -70,6 +70,7 @@ extern const nl_schema nl_schema_node;
 extern const nl_schema nl_schema_configmap;
 extern const nl_schema nl_schema_event;
 extern const nl_schema nl_schema_lease;
+extern const nl_schema nl_schema_pod;
 extern const nl_schema nl_schema_status;
 extern const nl_schema nl_schema_delete_options;
 extern const nl_schema nl_schema_eviction;
