@@ -667,7 +667,7 @@ static void test_persist__format_rejects_bad_records(void)
 	    {"P 0 v1/nodes\n{}", "bad resourceVersion"},
 	    {"P 01 v1/nodes\n{}", "bad resourceVersion"},
 	    {"P 99999999999999999999 v1/nodes\n{}", "bad resourceVersion"},
-	    {"P 1 v1/pods\n{}", "unknown resource"},
+	    {"P 1 v1/services\n{}", "unknown resource"},
 	    {"P 1 v1/nodes {}", "bad object record"},
 	    {"D 1 v1/configmaps noslash", "bad key"},
 	    {"D 1 v1/nodes a/b", "bad key"},
