@@ -7,8 +7,11 @@
  * finalizers is only marked; reports the five deletion conditions in
  * status; and once nothing is left takes "kubernetes" out of
  * spec.finalizers, which deletes the namespace when no other finalizer
- * holds it. Content still there is looked at again 8 s later
- * (ResourcesRemainingError with the 15 s finalizer estimate: 15/2 + 1).
+ * holds it. Content still there is looked at again estimate/2 + 1 s
+ * later (ResourcesRemainingError): 8 s for the 15 s finalizer estimate,
+ * 16 s for pods still in their 30 s grace period (the estimate is the
+ * longest terminationGracePeriodSeconds of the pods not yet terminal, 0
+ * once the namespace has been deleted that long).
  *
  * It reads and writes the store only between its calls, never under its
  * lock, and never waits: what is not done is rescheduled. Namespaces are
@@ -27,7 +30,7 @@
 #include "core/log.h"
 
 #define GRACE_USEC (5 * 1000000LL)
-#define REMAINING_USEC (8 * 1000000LL)
+#define FINALIZER_ESTIMATE_SECONDS 15
 #define BACKOFF_BASE_USEC 5000LL
 #define BACKOFF_MAX_USEC (1000 * 1000000LL)
 #define MAX_CONFLICTS 5
@@ -132,6 +135,9 @@ typedef struct {
 	json_object *finalizers; /* {"<finalizer>": count} */
 	json_object *errors;     /* array of strings */
 	size_t held;             /* objects left with a finalizer */
+	int64_t deleted_at;      /* the namespace's deletionTimestamp */
+	int64_t now;
+	int64_t estimate; /* seconds: the longest of the kinds' estimates */
 } content;
 
 typedef struct {
@@ -188,11 +194,47 @@ static json_object *names_in(mock_store *s, const mock_resource *r, const char *
 	return g.names;
 }
 
+static int longest_grace(const char *json, size_t len, void *payload)
+{
+	int64_t *longest = payload;
+	json_object *o = json_tokener_parse(json);
+	(void)len;
+	if (!o)
+		return NL_ENOMEM;
+	const char *phase = nl_json_get_string(o, "status.phase");
+	json_object *g = nl_json_get_path(o, "spec.terminationGracePeriodSeconds");
+	int terminal = phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
+	if (!terminal && json_object_is_type(g, json_type_int) &&
+	    json_object_get_int64(g) > *longest)
+		*longest = json_object_get_int64(g);
+	json_object_put(o);
+	return 0;
+}
+
+/* estimateGracefulTermination: for pods the longest grace period of the
+ * ones not terminal, unless the namespace was deleted longer ago; 0 for
+ * every other kind. */
+static int64_t estimate_of(mock_store *s, const mock_resource *r, const char *ns, const content *c)
+{
+	mock_list_opts o = {0};
+	uint64_t rv = 0;
+	int64_t longest = 0;
+	nl_status *st = NULL;
+	if (r->id != MOCK_KIND_POD)
+		return 0;
+	o.ns = ns;
+	if (mock_store_visit(s, r, &o, longest_grace, &longest, &rv, &st) != 0)
+		longest = 0;
+	nl_status_free(st);
+	return c->now - c->deleted_at >= longest * 1000000LL ? 0 : longest;
+}
+
 /* deleteAllContentForGroupVersionResource for one kind: delete each object
  * (background: the GC's finalizers go, others stay), then count what is
  * left and the finalizers it waits for. */
 static int delete_kind(mock_store *s, const mock_resource *r, const char *ns, content *out)
 {
+	int64_t estimate = estimate_of(s, r, ns, out);
 	json_object *names = names_in(s, r, ns, NULL);
 	char what[300];
 	if (!names)
@@ -219,8 +261,13 @@ static int delete_kind(mock_store *s, const mock_resource *r, const char *ns, co
 		return 0;
 	snprintf(what, sizeof(what), "%s.%s", r->plural, r->group);
 	json_object_object_add(out->remaining, what, json_object_new_int64((int64_t)left));
-	/* left without a finalizer: "unexpected items still remain" */
-	if (out->held == held) {
+	if (estimate > out->estimate)
+		out->estimate = estimate;
+	if (out->held > held && out->estimate < FINALIZER_ESTIMATE_SECONDS)
+		out->estimate = FINALIZER_ESTIMATE_SECONDS;
+	/* left without a finalizer, nor a grace period to wait for:
+	 * "unexpected items still remain" */
+	if (out->held == held && estimate == 0) {
 		char msg[600];
 		snprintf(
 		    msg, sizeof(msg),
@@ -430,8 +477,9 @@ static int finalize(mock_store *s, const char *name)
 	return NL_ECONFLICT;
 }
 
-/* namespacedResourcesDeleter.Delete for one namespace at now. */
-static sync_result sync_namespace(mock_store *s, const char *name, int64_t now)
+/* namespacedResourcesDeleter.Delete for one namespace at now; *estimate
+ * the seconds SYNC_REMAINING reports. */
+static sync_result sync_namespace(mock_store *s, const char *name, int64_t now, int64_t *estimate)
 {
 	char ts[NL_TIME_BUFSZ];
 	json_object *ns = NULL;
@@ -457,8 +505,14 @@ static sync_result sync_namespace(mock_store *s, const char *name, int64_t now)
 		json_object_put(ns);
 		return SYNC_DONE; /* finalized */
 	}
-	content c = {json_object_new_object(), json_object_new_object(), json_object_new_array(),
+	content c = {json_object_new_object(),
+	             json_object_new_object(),
+	             json_object_new_array(),
+	             0,
+	             0,
+	             now,
 	             0};
+	nl_time_parse(&c.deleted_at, nl_json_get_string(ns, "metadata.deletionTimestamp"));
 	int rc = 0;
 	for (int k = 0; k < MOCK_KIND_COUNT && rc == 0; k++) {
 		const mock_resource *r = mock_resource_get((mock_kind)k);
@@ -472,12 +526,13 @@ static sync_result sync_namespace(mock_store *s, const char *name, int64_t now)
 	sync_result out = SYNC_DONE;
 	if (rc != 0 || json_object_array_length(c.errors) > 0)
 		out = SYNC_ERROR;
-	else if (json_object_object_length(c.finalizers) > 0)
+	else if (c.estimate > 0)
 		out = SYNC_REMAINING;
 	else if (finalize(s, name) != 0)
 		out = SYNC_ERROR;
 	else
 		MOCK_LOG_V(1, "namespace: %s finalized", name);
+	*estimate = c.estimate;
 	json_object_put(c.remaining);
 	json_object_put(c.finalizers);
 	json_object_put(c.errors);
@@ -500,7 +555,8 @@ int mock_namespace_controller_run(mock_namespace_controller *c, int64_t now)
 			i++;
 			continue;
 		}
-		sync_result res = sync_namespace(c->store, it->name, now);
+		int64_t estimate = 0;
+		sync_result res = sync_namespace(c->store, it->name, now, &estimate);
 		work++;
 		if (res == SYNC_DONE) {
 			free(it->name);
@@ -508,7 +564,7 @@ int mock_namespace_controller_run(mock_namespace_controller *c, int64_t now)
 			continue;
 		}
 		if (res == SYNC_REMAINING) {
-			it->due = now + REMAINING_USEC;
+			it->due = now + (estimate / 2 + 1) * 1000000LL;
 			it->failures = 0;
 		} else {
 			/* the rate-limited requeue: 5 ms doubling up to 1000 s */

@@ -8,6 +8,7 @@
  * finalizes. The server runs on a clock the tests move by hand and ticks
  * only when told. */
 #include <nodelet/meta.h>
+#include <nodelet/time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -459,6 +460,71 @@ static void test_namespaces__conditions_list_every_kind_and_finalizer(void)
 	json_object_put(req(404, "GET", NS "/m1", NULL));
 }
 
+/* A Ready node, its heartbeat now, for pods bound to it. */
+static void create_ready_node(const char *name)
+{
+	char body[512], ts[NL_TIME_BUFSZ];
+	nl_time_format(ts, now_usec);
+	snprintf(body, sizeof(body),
+	         "{\"metadata\":{\"name\":\"%s\"},\"status\":{\"conditions\":[{\"type\":\"Ready\","
+	         "\"status\":\"True\",\"lastHeartbeatTime\":\"%s\"}]}}",
+	         name, ts);
+	json_object_put(req(201, "POST", "/api/v1/nodes", body));
+}
+
+static void create_pod(const char *ns, const char *name, const char *node)
+{
+	char body[512], path[256];
+	snprintf(path, sizeof(path), NS "/%s/pods", ns);
+	snprintf(body, sizeof(body),
+	         "{\"metadata\":{\"name\":\"%s\"},\"spec\":{%s%s%s\"containers\":[{\"name\":\"c\","
+	         "\"image\":\"busybox:1.36\"}]}}",
+	         name, node ? "\"nodeName\":\"" : "", node ? node : "", node ? "\"," : "");
+	json_object_put(req(201, "POST", path, body));
+}
+
+/* Pods go gracefully: an unbound one at once, a bound one given its 30 s.
+ * estimateGracefulTerminationForPods makes what is left no error (it
+ * would look again estimate/2 + 1 = 16 s later, but its own status write
+ * brings it back after 5 s), and it finalizes once the kubelet (the
+ * mock's stand-in) has removed the pod. */
+static void test_namespaces__pods_terminate_gracefully_then_it_finalizes(void)
+{
+	create_ns("pg1");
+	create_ready_node("pg1-node");
+	create_pod("pg1", "web", "pg1-node");
+	create_pod("pg1", "loose", NULL);
+	json_object_put(req(200, "DELETE", NS "/pg1", NULL));
+	json_object *o = req(403, "POST", NS "/pg1/pods",
+	                     "{\"metadata\":{\"name\":\"late\"},\"spec\":{\"containers\":[{"
+	                     "\"name\":\"c\",\"image\":\"x\"}]}}");
+	CU_ASSERT_STRING_EQUAL(str(o, "message"),
+	                       "pods \"late\" is forbidden: unable to create new content in "
+	                       "namespace pg1 because it is being terminated");
+	json_object_put(o);
+	advance(5);
+	json_object_put(req(404, "GET", NS "/pg1/pods/loose", NULL));
+	o = req(200, "GET", NS "/pg1/pods/web", NULL);
+	CU_ASSERT_EQUAL(
+	    json_object_get_int64(nl_json_get_path(o, "metadata.deletionGracePeriodSeconds")), 30);
+	json_object_put(o);
+	o = req(200, "GET", NS "/pg1", NULL);
+	CU_ASSERT_STRING_EQUAL(str(condition(o, "NamespaceDeletionContentFailure"), "status"),
+	                       "False");
+	CU_ASSERT_STRING_EQUAL(str(condition(o, "NamespaceContentRemaining"), "message"),
+	                       "Some resources are remaining: pods. has 1 resource instances");
+	CU_ASSERT_STRING_EQUAL(str(condition(o, "NamespaceFinalizersRemaining"), "status"),
+	                       "False");
+	json_object_put(o);
+	/* the stand-in kubelet, its node Ready, confirms at its next pass */
+	advance(1);
+	json_object_put(req(404, "GET", NS "/pg1/pods/web", NULL));
+	advance(3);
+	json_object_put(req(200, "GET", NS "/pg1", NULL));
+	advance(1); /* 5 s after its own status write, before the 16 s */
+	json_object_put(req(404, "GET", NS "/pg1", NULL));
+}
+
 static void controller_off(mock_options *o)
 {
 	o->controllers = "*,-namespace";
@@ -496,6 +562,8 @@ static CU_TestInfo tests[] = {
      test_namespaces__conditions_list_every_kind_and_finalizer},
     {"watch_sees_termination_then_deleted", test_namespaces__watch_sees_termination_then_deleted},
     {"dry_run_and_policy", test_namespaces__dry_run_and_policy},
+    {"pods_terminate_gracefully_then_it_finalizes",
+     test_namespaces__pods_terminate_gracefully_then_it_finalizes},
     {"without_the_controller_it_stays", test_namespaces__without_the_controller_it_stays},
     CU_TEST_INFO_NULL,
 };
