@@ -62,7 +62,7 @@ static const char *const step_names[] = {
     [NL_STEP_START] = "start",     [NL_STEP_STOP] = "stop",
     [NL_STEP_ADVANCE] = "advance", [NL_STEP_RUN] = "run",
     [NL_STEP_RESTART] = "restart", [NL_STEP_RESTART_SERVER] = "restartServer",
-    [NL_STEP_EXPECT] = "expect",
+    [NL_STEP_EXPECT] = "expect",   [NL_STEP_PROGRAM] = "run",
 };
 
 const char *nl_scn_step_name(nl_scn_step_kind k)

@@ -453,7 +453,7 @@ static const char *const config_keys[] = {"leaseDurationSeconds",
                                           "logVerbosity",
                                           NULL};
 
-static int check_agent_config(nl_scn__pctx *c, json_object *agent)
+static int check_agent_config(nl_scn__pctx *c, const char *path, json_object *agent)
 {
 	json_object *doc = json_object_new_object();
 	nl_nodelet_config *cfg = NULL;
@@ -471,13 +471,15 @@ static int check_agent_config(nl_scn__pctx *c, json_object *agent)
 	const char *text = nl_json_compact(doc, &len);
 	if (nl_nodelet_config_parse(&cfg, text, len, "configuration", &e) != 0 ||
 	    nl_nodelet_config_validate(cfg, &e) != 0)
-		rc = nl_scn__pfail(c, "agent", "%s", e.msg);
+		rc = nl_scn__pfail(c, path, "%s", e.msg);
 	nl_nodelet_config_free(cfg);
 	json_object_put(doc);
 	return rc;
 }
 
-static int parse_agent(nl_scn__pctx *c, json_object *v)
+/* One agent's mapping at path ("agent", "agents[1]") into out. */
+static int parse_one_agent(nl_scn__pctx *c, const char *path, json_object *v,
+                           nl_scn_agent_spec *out)
 {
 	static const char *const keys[] = {"nodeName",
 	                                   "leaseName",
@@ -496,28 +498,79 @@ static int parse_agent(nl_scn__pctx *c, json_object *v)
 	char p[NL__PATH_MAX];
 	json_object *x;
 	int rc;
-	if ((rc = nl_scn__pwant(c, "agent", v, json_type_object, "a mapping with nodeName")) != 0 ||
-	    (rc = nl_scn__pkeys(c, "agent", v, keys, required)) != 0)
+	if ((rc = nl_scn__pwant(c, path, v, json_type_object, "a mapping with nodeName")) != 0 ||
+	    (rc = nl_scn__pkeys(c, path, v, keys, required)) != 0)
 		return rc;
 	static const char *const strings[] = {"nodeName", "leaseName", "leaseNamespace"};
 	for (size_t i = 0; i < 3; i++)
 		if (json_object_object_get_ex(v, strings[i], &x) &&
-		    (rc = nl_scn__pwant(c, nl_scn__pkey(p, "agent", strings[i]), x,
-		                        json_type_string, "a string")) != 0)
+		    (rc = nl_scn__pwant(c, nl_scn__pkey(p, path, strings[i]), x, json_type_string,
+		                        "a string")) != 0)
 			return rc;
 	if (json_object_object_get_ex(v, "jitterSeed", &x) &&
 	    (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0))
-		return nl_scn__pfail(c, nl_scn__pkey(p, "agent", "jitterSeed"),
+		return nl_scn__pfail(c, nl_scn__pkey(p, path, "jitterSeed"),
 		                     "expected a number >= 0");
 	if (json_object_object_get_ex(v, "dynamicConfig", &x)) {
-		if ((rc = nl_scn__pwant(c, nl_scn__pkey(p, "agent", "dynamicConfig"), x,
+		if ((rc = nl_scn__pwant(c, nl_scn__pkey(p, path, "dynamicConfig"), x,
 		                        json_type_boolean, "true or false")) != 0)
 			return rc;
-		c->sc->dynamic_config = json_object_get_boolean(x);
+		out->dynamic_config = json_object_get_boolean(x);
 	}
-	if ((rc = check_agent_config(c, v)) != 0)
+	if ((rc = check_agent_config(c, path, v)) != 0)
 		return rc;
-	c->sc->agent = v;
+	out->settings = v;
+	out->node_name = opt_string(v, "nodeName");
+	return 0;
+}
+
+static int add_agent(nl_scn__pctx *c, const char *path, json_object *v)
+{
+	nl_scn_scenario *sc = c->sc;
+	char p[NL__PATH_MAX], other[NL__PATH_MAX];
+	nl_scn_agent_spec *spec = &sc->agents[sc->nagents];
+	int rc = parse_one_agent(c, path, v, spec);
+	if (rc != 0)
+		return rc;
+	/* Nodes, leases and journal entries are told apart by node name. */
+	for (size_t i = 0; i < sc->nagents; i++)
+		if (strcmp(sc->agents[i].node_name, spec->node_name) == 0)
+			return nl_scn__pfail(c, nl_scn__pkey(p, path, "nodeName"),
+			                     "\"%s\" is already the node of %s", spec->node_name,
+			                     nl_scn__pidx(other, "agents", i));
+	sc->nagents++;
+	return 0;
+}
+
+/* `agent:` (one mapping) or `agents:` (a list of them). */
+static int parse_agents(nl_scn__pctx *c, json_object *one, json_object *list)
+{
+	nl_scn_scenario *sc = c->sc;
+	char p[NL__PATH_MAX];
+	int rc = 0;
+	if (one && list)
+		return nl_scn__pfail(c, "agents", "write either agent: or agents:, not both");
+	if (list) {
+		if (!json_object_is_type(list, json_type_array))
+			return nl_scn__pfail(c, "agents",
+			                     "expected a list of agents (each a mapping with "
+			                     "nodeName), got %s",
+			                     nl_scn__ptype(list));
+		if (json_object_array_length(list) == 0)
+			return nl_scn__pfail(c, "agents", "expected at least one agent");
+	}
+	size_t n = list ? json_object_array_length(list) : 1;
+	if (!(sc->agents = calloc(n, sizeof(*sc->agents))))
+		return nl_err_set(c->err, NL_ENOMEM, "out of memory");
+	if (one)
+		rc = add_agent(c, "agent", one);
+	for (size_t i = 0; list && rc == 0 && i < n; i++)
+		rc = add_agent(c, nl_scn__pidx(p, "agents", i), json_object_array_get_idx(list, i));
+	if (rc != 0)
+		return rc;
+	sc->several = list != NULL;
+	sc->agent = sc->agents[0].settings;
+	sc->dynamic_config = sc->agents[0].dynamic_config;
 	json_object_object_add(c->defined, "nodeName", json_object_new_boolean(1));
 	return 0;
 }
@@ -582,9 +635,10 @@ static int parse_steps(nl_scn__pctx *c, json_object *v)
 
 static int parse_doc(nl_scn__pctx *c, json_object *doc)
 {
-	static const char *const keys[] = {"name",  "description", "tags", "requires", "timeout",
-	                                   "seed",  "startTime",   "vars", "server",   "cluster",
-	                                   "agent", "steps",       NULL};
+	static const char *const keys[] = {"name",    "description", "tags",   "requires",
+	                                   "timeout", "seed",        "startTime", "vars",
+	                                   "server",  "cluster",     "agent",  "agents",
+	                                   "steps",   NULL};
 	static const char *const required[] = {"steps", NULL};
 	json_object *v;
 	int rc;
@@ -600,7 +654,10 @@ static int parse_doc(nl_scn__pctx *c, json_object *doc)
 		return rc;
 	if (json_object_object_get_ex(doc, "server", &v) && (rc = parse_server(c, v)) != 0)
 		return rc;
-	if (json_object_object_get_ex(doc, "agent", &v) && (rc = parse_agent(c, v)) != 0)
+	json_object *one = NULL, *list = NULL;
+	json_object_object_get_ex(doc, "agent", &one);
+	json_object_object_get_ex(doc, "agents", &list);
+	if ((one || list) && (rc = parse_agents(c, one, list)) != 0)
 		return rc;
 	if (json_object_object_get_ex(doc, "cluster", &v) && (rc = parse_cluster(c, v)) != 0)
 		return rc;
@@ -694,6 +751,7 @@ void nl_scn_free(nl_scn_scenario *sc)
 		free(sc->tags[i]);
 	free(sc->tags);
 	free(sc->steps);
+	free(sc->agents);
 	json_object_put(sc->cluster);
 	json_object_put(sc->doc);
 	nl_scn_marks_free(sc->marks);

@@ -198,22 +198,121 @@ static int needs_agent(nl_scn__pctx *c, const char *path, const char *step)
 	                     step);
 }
 
+/* A step about one agent: the one named beside it, or the only one. */
+static int needs_one_agent(nl_scn__pctx *c, const char *path, const nl_scn_step *st,
+                           const char *step)
+{
+	int rc = needs_agent(c, path, step);
+	if (rc == 0 && st->agent < 0 && c->sc->nagents > 1)
+		return nl_scn__pfail(c, path,
+		                     "there are several agents: name one with agent: NAME beside "
+		                     "the step");
+	return rc;
+}
+
 static int parse_sync(nl_scn__pctx *c, const char *path, nl_scn_step *st)
 {
 	static const char *const kinds[] = {"lease", "status", "config", "register", NULL};
 	int rc = one_of(c, path, st->arg, kinds, "lease, status, config or register");
-	if (rc != 0 || (rc = needs_agent(c, path, "sync")) != 0)
+	if (rc != 0 || (rc = needs_one_agent(c, path, st, "sync")) != 0)
 		return rc;
 	const char *k = json_object_get_string(st->arg);
 	st->sync = strcmp(k, "lease") == 0    ? NL_SYNC_LEASE
 	           : strcmp(k, "status") == 0 ? NL_SYNC_STATUS
 	           : strcmp(k, "config") == 0 ? NL_SYNC_CONFIG
 	                                      : NL_SYNC_REGISTER;
-	if (st->sync == NL_SYNC_CONFIG && !c->sc->dynamic_config)
+	const nl_scn_agent_spec *a = &c->sc->agents[st->agent < 0 ? 0 : st->agent];
+	if (st->sync == NL_SYNC_CONFIG && !a->dynamic_config) {
+		if (c->sc->several)
+			return nl_scn__pfail(c, path,
+			                     "sync: config needs the dynamic config controller: set "
+			                     "dynamicConfig: true on agent %s",
+			                     a->node_name);
 		return nl_scn__pfail(c, path,
 		                     "sync: config needs the dynamic config controller: set "
 		                     "agent.dynamicConfig: true");
+	}
 	return 0;
+}
+
+/* --- programs ------------------------------------------------------------------------------ */
+
+static int parse_command(nl_scn__pctx *c, const char *path, json_object *v)
+{
+	char p[NL__PATH_MAX];
+	int rc;
+	if (!json_object_is_type(v, json_type_array) || json_object_array_length(v) == 0)
+		return nl_scn__pfail(c, path,
+		                     "expected the program and its arguments, a non-empty list "
+		                     "of strings");
+	for (size_t i = 0; i < json_object_array_length(v); i++)
+		if ((rc = nl_scn__pwant(c, nl_scn__pidx(p, path, i), json_object_array_get_idx(v, i),
+		                        json_type_string, "a string")) != 0)
+			return rc;
+	return 0;
+}
+
+static int parse_env(nl_scn__pctx *c, const char *path, json_object *v)
+{
+	char p[NL__PATH_MAX];
+	int rc;
+	if ((rc = nl_scn__pwant(c, path, v, json_type_object, "a mapping of names to values")) !=
+	    0)
+		return rc;
+	json_object_object_foreach(v, key, val)
+	{
+		nl_scn__pkey(p, path, key);
+		if ((rc = nl_scn__pwant(c, p, val, json_type_string, "a string")) != 0)
+			return rc;
+		if (strcmp(key, "KUBECONFIG") == 0)
+			return nl_scn__pfail(c, p,
+			                     "the runner sets KUBECONFIG to the scenario's cluster");
+	}
+	return 0;
+}
+
+/* `run: {command, env, exit, timeout}`: a program of the user's, on real
+ * time, against the scenario's cluster. */
+static int parse_program(nl_scn__pctx *c, const char *path, nl_scn_step *st)
+{
+	static const char *const keys[] = {"command", "env", "exit", "timeout", NULL};
+	static const char *const required[] = {"command", NULL};
+	char p[NL__PATH_MAX];
+	json_object *x;
+	int rc;
+	if ((rc = nl_scn__pkeys(c, path, st->arg, keys, required)) != 0 ||
+	    (rc = parse_command(c, nl_scn__pkey(p, path, "command"),
+	                        json_object_object_get(st->arg, "command"))) != 0)
+		return rc;
+	if (json_object_object_get_ex(st->arg, "env", &x) &&
+	    (rc = parse_env(c, nl_scn__pkey(p, path, "env"), x)) != 0)
+		return rc;
+	if (json_object_object_get_ex(st->arg, "exit", &x) &&
+	    (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0 ||
+	     json_object_get_int64(x) > 255))
+		return nl_scn__pfail(c, nl_scn__pkey(p, path, "exit"),
+		                     "expected an exit status from 0 to 255");
+	st->usec = NL_SCENARIO_DEFAULT_PROGRAM_TIMEOUT_USEC;
+	if (json_object_object_get_ex(st->arg, "timeout", &x) &&
+	    (rc = nl_scn__pduration(c, nl_scn__pkey(p, path, "timeout"), x, 0, &st->usec)) != 0)
+		return rc;
+	c->sc->programs = 1;
+	return 0;
+}
+
+/* `run: D` lets time pass; `run: {command: ...}` starts a program. */
+static int parse_run(nl_scn__pctx *c, const char *path, nl_scn_step *st)
+{
+	if (json_object_is_type(st->arg, json_type_object)) {
+		st->kind = NL_STEP_PROGRAM;
+		return parse_program(c, path, st);
+	}
+	if (!json_object_is_type(st->arg, json_type_string))
+		return nl_scn__pfail(c, path,
+		                     "expected a duration like 10s, or a program as {command: "
+		                     "[...]}, got %s",
+		                     nl_scn__ptype(st->arg));
+	return nl_scn__pduration(c, path, st->arg, 1, &st->usec);
 }
 
 static int parse_arg(nl_scn__pctx *c, nl_scn_step *st, const char *path)
@@ -253,13 +352,19 @@ static int parse_arg(nl_scn__pctx *c, nl_scn_step *st, const char *path)
 		|= NL_REQ_VIRTUAL_TIME;
 		return nl_scn__pduration(c, path, st->arg, 1, &st->usec);
 	case NL_STEP_RUN:
-		return nl_scn__pduration(c, path, st->arg, 1, &st->usec);
+		return parse_run(c, path, st);
+	case NL_STEP_PROGRAM:
+		return 0;
 	case NL_STEP_RESTART_SERVER:
 		c->sc->requires
 		|= NL_REQ_EMBEDDED;
 		return 0;
-	case NL_STEP_EXPECT:
-		return nl_scn__parse_expect(c, st, st->arg);
+	case NL_STEP_EXPECT: {
+		int rc = nl_scn__parse_expect(c, st, st->arg);
+		if (rc == 0 && json_object_object_get_ex(st->arg, "agent", NULL))
+			rc = needs_one_agent(c, path, st, "expect: agent");
+		return rc;
+	}
 	}
 	return 0;
 }
@@ -275,32 +380,80 @@ static int define_capture(nl_scn__pctx *c, nl_scn_step *st, const char *path)
 	return nl_scn__pdefine(c, nl_scn__pkey(p, path, "as"), as);
 }
 
+/* Steps that may name one agent with `agent:` beside them. */
+static int takes_agent(nl_scn_step_kind k)
+{
+	switch (k) {
+	case NL_STEP_SYNC:
+	case NL_STEP_START:
+	case NL_STEP_STOP:
+	case NL_STEP_RESTART:
+	case NL_STEP_FAULT:
+	case NL_STEP_CLEAR_FAULTS:
+	case NL_STEP_EXPECT:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* `agent: NAME` beside a step (path "steps[i]"), into st->agent. */
+static int parse_step_agent(nl_scn__pctx *c, const char *path, nl_scn_step *st, json_object *v,
+                            const char *name)
+{
+	char p[NL__PATH_MAX], names[512] = "";
+	nl_scn__pkey(p, path, "agent");
+	if (!takes_agent(st->kind))
+		return nl_scn__pfail(c, p,
+		                     "agent: goes with sync, start, stop, restart, fault, "
+		                     "clearFaults and expect, not %s",
+		                     name);
+	if (c->sc->nagents == 0)
+		return nl_scn__pfail(c, p, "agent: needs agent: or agents: in the scenario");
+	for (size_t i = 0; i < c->sc->nagents; i++) {
+		if (json_object_is_type(v, json_type_string) &&
+		    strcmp(json_object_get_string(v), c->sc->agents[i].node_name) == 0) {
+			st->agent = (int)i;
+			return 0;
+		}
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+		         i ? ", " : "", c->sc->agents[i].node_name);
+	}
+	if (json_object_is_type(v, json_type_string))
+		return nl_scn__pfail(c, p, "expected the nodeName of an agent (%s), got \"%s\"",
+		                     names, json_object_get_string(v));
+	return nl_scn__pfail(c, p, "expected the nodeName of an agent (%s), got %s", names,
+	                     nl_scn__ptype(v));
+}
+
 int nl_scn__parse_step(nl_scn__pctx *c, nl_scn_step *out, json_object *v, size_t index)
 {
-	char path[NL__PATH_MAX];
+	char path[NL__PATH_MAX], item[NL__PATH_MAX];
 	const char *name = NULL;
-	json_object *arg = NULL;
-	int rc, i;
+	json_object *arg = NULL, *agent = NULL;
+	int rc, i, has_agent = 0;
 	nl_scn__pidx(path, "steps", index);
+	snprintf(item, sizeof(item), "%s", path);
 	if (json_object_is_type(v, json_type_string)) {
 		name = json_object_get_string(v);
 		if ((i = find_step(name)) >= 0 && !steps[i].bare)
 			return nl_scn__pfail(c, path, "%s needs a value, as in \"- %s: ...\"", name,
 			                     name);
 	} else if (json_object_is_type(v, json_type_object)) {
-		if (json_object_object_length(v) != 1)
+		has_agent = json_object_object_get_ex(v, "agent", &agent);
+		if (json_object_object_length(v) != 1 + has_agent)
 			return nl_scn__pfail(
 			    c, path,
 			    "expected one step per list item, got %d keys (start each step "
 			    "with '-')",
 			    json_object_object_length(v));
-		char item[NL__PATH_MAX];
 		json_object_object_foreach(v, key, val)
 		{
+			if (has_agent && strcmp(key, "agent") == 0)
+				continue;
 			name = key;
 			arg = val;
 		}
-		snprintf(item, sizeof(item), "%s", path);
 		nl_scn__pkey(path, item, name);
 	} else {
 		return nl_scn__pfail(c, path, "expected a step (%s), got %s", STEP_LIST,
@@ -311,7 +464,10 @@ int nl_scn__parse_step(nl_scn__pctx *c, nl_scn_step *out, json_object *v, size_t
 	memset(out, 0, sizeof(*out));
 	out->kind = steps[i].kind;
 	out->arg = arg;
+	out->agent = -1;
 	snprintf(out->path, sizeof(out->path), "steps[%zu]", index);
+	if (has_agent && (rc = parse_step_agent(c, item, out, agent, name)) != 0)
+		return rc;
 	if (steps[i].bare && arg && out->kind != NL_STEP_CLEAR_FAULTS)
 		return nl_scn__pfail(c, path, "%s takes no value", name);
 	if (!steps[i].bare && !arg)

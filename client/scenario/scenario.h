@@ -53,6 +53,7 @@ typedef enum {
 	NL_STEP_RESTART,
 	NL_STEP_RESTART_SERVER,
 	NL_STEP_EXPECT,
+	NL_STEP_PROGRAM, /* `run:` with {command: [...]}: an external program */
 } nl_scn_step_kind;
 
 typedef enum {
@@ -69,9 +70,19 @@ typedef struct {
 	nl_scn_step_kind kind;
 	char path[32];    /* "steps[3]" */
 	json_object *arg; /* the step's value (borrowed from the document; may be NULL) */
-	int64_t usec;     /* advance, run; expect: `within` (0 = check once) */
+	int64_t usec;     /* advance, run; expect: `within` (0 = check once); a
+	                     program's timeout */
 	nl_scn_sync_kind sync;
+	int agent; /* the agent named by `agent:` beside the step (an index of
+	              agents), -1 = none named */
 } nl_scn_step;
+
+/* One agent of `agent:` or `agents:`. */
+typedef struct {
+	json_object *settings; /* the mapping (borrowed from the document) */
+	const char *node_name; /* borrowed from settings */
+	int dynamic_config;    /* dynamicConfig: true */
+} nl_scn_agent_spec;
 
 typedef struct {
 	char *file; /* as given */
@@ -87,8 +98,12 @@ typedef struct {
 	json_object *vars;    /* `vars:` (borrowed) or NULL */
 	json_object *server;  /* `server:` settings (borrowed) or NULL */
 	json_object *cluster; /* initial objects, includes resolved (owned array) */
-	json_object *agent;   /* `agent:` (borrowed) or NULL */
-	int dynamic_config;   /* agent.dynamicConfig */
+	json_object *agent;   /* the first agent's settings (borrowed) or NULL */
+	int dynamic_config;   /* the first agent's dynamicConfig */
+	nl_scn_agent_spec *agents; /* `agent:` (one) or `agents:` (owned array) */
+	size_t nagents;
+	int several;  /* written as `agents:`: each agent's requests say its node */
+	int programs; /* a `run:` step starts a program (real time passes) */
 	nl_scn_step *steps;
 	size_t nsteps;
 	nl_scn_marks *marks;
@@ -96,6 +111,7 @@ typedef struct {
 
 #define NL_SCENARIO_DEFAULT_TIMEOUT_USEC (60 * INT64_C(1000000))
 #define NL_SCENARIO_DEFAULT_START "2026-01-01T00:00:00Z"
+#define NL_SCENARIO_DEFAULT_PROGRAM_TIMEOUT_USEC (30 * INT64_C(1000000))
 
 /* Read and parse a scenario file. Includes (`cluster: [{include: F}]`)
  * are read from fixtures_dir. NL_EIO / NL_EPARSE / NL_EINVAL with

@@ -107,7 +107,8 @@ static void test_scenario_parse__top_level_fields(void)
 	assert_rejected(
 	    "name: x\nstep: []\n",
 	    "t.yaml:2:1: step: unknown field (expected one of: name, description, tags, "
-	    "requires, timeout, seed, startTime, vars, server, cluster, agent, steps)");
+	    "requires, timeout, seed, startTime, vars, server, cluster, agent, agents, "
+	    "steps)");
 	assert_rejected("timeout: 10\nsteps: [start]\n",
 	                "t.yaml:1:1: timeout: expected a duration like 10s or 1m30s, got a number");
 	assert_rejected("requires: [faults, clocks]\nsteps: [start]\n",
@@ -210,6 +211,146 @@ static void test_scenario_parse__steps(void)
 	                "t.yaml:2:25: steps[0].watch.events: expected a number >= 1");
 }
 
+/* `agents:` is a list of what `agent:` takes; steps name one with a
+ * sibling `agent:` key. */
+static void test_scenario_parse__several_agents(void)
+{
+	const char *text = "agents:\n"
+	                   "  - {nodeName: edge-1}\n"
+	                   "  - {nodeName: edge-2, dynamicConfig: true}\n"
+	                   "steps:\n"
+	                   "  - start\n"
+	                   "  - sync: config\n"
+	                   "    agent: edge-2\n"
+	                   "  - stop:\n"
+	                   "    agent: edge-1\n"
+	                   "  - expect: {requests: []}\n"
+	                   "    agent: edge-2\n";
+	nl_scn_scenario *sc = NULL;
+	nl_err err = {0};
+	int rc = nl_scn_parse(&sc, text, strlen(text), "t.yaml", NULL, &err);
+	if (rc != 0)
+		fprintf(stderr, "\n  %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(sc->nagents, 2);
+	CU_ASSERT_TRUE(sc->several);
+	CU_ASSERT_STRING_EQUAL(sc->agents[1].node_name, "edge-2");
+	CU_ASSERT_FALSE(sc->agents[0].dynamic_config);
+	CU_ASSERT_TRUE(sc->agents[1].dynamic_config);
+	CU_ASSERT_PTR_EQUAL(sc->agent, sc->agents[0].settings);
+	CU_ASSERT_EQUAL(sc->steps[0].agent, -1);
+	CU_ASSERT_EQUAL(sc->steps[1].kind, NL_STEP_SYNC);
+	CU_ASSERT_EQUAL(sc->steps[1].sync, NL_SYNC_CONFIG);
+	CU_ASSERT_EQUAL(sc->steps[1].agent, 1);
+	CU_ASSERT_EQUAL(sc->steps[2].kind, NL_STEP_STOP);
+	CU_ASSERT_EQUAL(sc->steps[2].agent, 0);
+	CU_ASSERT_EQUAL(sc->steps[3].agent, 1);
+	nl_scn_free(sc);
+
+	/* The single form is one agent, not "several". */
+	text = "agent: {nodeName: edge}\nsteps:\n  - sync: lease\n    agent: edge\n";
+	CU_ASSERT_EQUAL_FATAL(nl_scn_parse(&sc, text, strlen(text), "t.yaml", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(sc->nagents, 1);
+	CU_ASSERT_FALSE(sc->several);
+	CU_ASSERT_EQUAL(sc->steps[0].agent, 0);
+	nl_scn_free(sc);
+
+	assert_rejected("agent: {nodeName: a}\nagents: [{nodeName: b}]\nsteps: [start]\n",
+	                "t.yaml:2:1: agents: write either agent: or agents:, not both");
+	assert_rejected("agents: []\nsteps: [start]\n",
+	                "t.yaml:1:1: agents: expected at least one agent");
+	assert_rejected("agents: {nodeName: a}\nsteps: [start]\n",
+	                "t.yaml:1:1: agents: expected a list of agents (each a mapping with "
+	                "nodeName), got a mapping");
+	assert_rejected("agents:\n  - {nodeName: a}\n  - {nodeName: a}\nsteps: [start]\n",
+	                "t.yaml:3:6: agents[1].nodeName: \"a\" is already the node of agents[0]");
+	assert_rejected("agents:\n  - {nodeName: a}\n  - {leaseDurationSeconds: 40}\n"
+	                "steps: [start]\n",
+	                "t.yaml:3:5: agents[1]: missing required field \"nodeName\"");
+	assert_rejected("agents:\n  - {nodeName: a}\n  - {nodeName: b, leaseDurationSeconds: 0}\n"
+	                "steps: [start]\n",
+	                "t.yaml:3:5: agents[1]: leaseDurationSeconds: Invalid value: 0: must be "
+	                "between 1 and 3600");
+	assert_rejected("agents: [{nodeName: a}, {nodeName: b}]\nsteps:\n  - sync: lease\n",
+	                "t.yaml:3:5: steps[0].sync: there are several agents: name one with "
+	                "agent: NAME beside the step");
+	assert_rejected("agents: [{nodeName: a}, {nodeName: b}]\nsteps:\n"
+	                "  - expect: {agent: {running: true}}\n",
+	                "t.yaml:3:5: steps[0].expect: there are several agents: name one with "
+	                "agent: NAME beside the step");
+	assert_rejected("agents: [{nodeName: a}, {nodeName: b}]\nsteps:\n"
+	                "  - sync: lease\n    agent: c\n",
+	                "t.yaml:4:5: steps[0].agent: expected the nodeName of an agent (a, b), "
+	                "got \"c\"");
+	assert_rejected("agents: [{nodeName: a}, {nodeName: b}]\nsteps:\n"
+	                "  - advance: 1s\n    agent: a\n",
+	                "t.yaml:4:5: steps[0].agent: agent: goes with sync, start, stop, restart, "
+	                "fault, clearFaults and expect, not advance");
+	assert_rejected("steps:\n  - start:\n    agent: a\n",
+	                "t.yaml:3:5: steps[0].agent: agent: needs agent: or agents: in the "
+	                "scenario");
+	assert_rejected("agents: [{nodeName: a}, {nodeName: b, dynamicConfig: true}]\nsteps:\n"
+	                "  - sync: config\n    agent: a\n",
+	                "t.yaml:3:5: steps[0].sync: sync: config needs the dynamic config "
+	                "controller: set dynamicConfig: true on agent a");
+}
+
+/* `run:` with a mapping starts a program; with a duration it lets time
+ * pass, as before. */
+static void test_scenario_parse__programs(void)
+{
+	const char *text = "steps:\n"
+	                   "  - run: 2s\n"
+	                   "  - run:\n"
+	                   "      command: [/usr/bin/python3, prog.py, --x]\n"
+	                   "      env: {A: b}\n"
+	                   "      exit: 3\n"
+	                   "      timeout: 5s\n";
+	nl_scn_scenario *sc = NULL;
+	nl_err err = {0};
+	int rc = nl_scn_parse(&sc, text, strlen(text), "t.yaml", NULL, &err);
+	if (rc != 0)
+		fprintf(stderr, "\n  %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(sc->steps[0].kind, NL_STEP_RUN);
+	CU_ASSERT_EQUAL(sc->steps[0].usec, 2 * INT64_C(1000000));
+	CU_ASSERT_EQUAL(sc->steps[1].kind, NL_STEP_PROGRAM);
+	CU_ASSERT_EQUAL(sc->steps[1].usec, 5 * INT64_C(1000000));
+	CU_ASSERT_STRING_EQUAL(nl_scn_step_name(sc->steps[1].kind), "run");
+	CU_ASSERT_TRUE(sc->programs);
+	nl_scn_free(sc);
+
+	/* Default timeout. */
+	text = "steps:\n  - run: {command: [/bin/true]}\n";
+	CU_ASSERT_EQUAL_FATAL(nl_scn_parse(&sc, text, strlen(text), "t.yaml", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(sc->steps[0].usec, NL_SCENARIO_DEFAULT_PROGRAM_TIMEOUT_USEC);
+	nl_scn_free(sc);
+
+	assert_rejected("steps:\n  - run: {command: []}\n",
+	                "t.yaml:2:11: steps[0].run.command: expected the program and its "
+	                "arguments, a non-empty list of strings");
+	assert_rejected("steps:\n  - run: {command: [python3, 1]}\n",
+	                "t.yaml:2:30: steps[0].run.command[1]: expected a string, got a number");
+	assert_rejected("steps:\n  - run: {command: true}\n",
+	                "t.yaml:2:11: steps[0].run.command: expected the program and its "
+	                "arguments, a non-empty list of strings");
+	assert_rejected("steps:\n  - run: {env: {}}\n",
+	                "t.yaml:2:5: steps[0].run: missing required field \"command\"");
+	assert_rejected("steps:\n  - run: {command: [x], exit: 256}\n",
+	                "t.yaml:2:25: steps[0].run.exit: expected an exit status from 0 to 255");
+	assert_rejected("steps:\n  - run: {command: [x], env: {A: 1}}\n",
+	                "t.yaml:2:31: steps[0].run.env.A: expected a string, got a number");
+	assert_rejected("steps:\n  - run: {command: [x], env: {KUBECONFIG: /k}}\n",
+	                "t.yaml:2:31: steps[0].run.env.KUBECONFIG: the runner sets KUBECONFIG "
+	                "to the scenario's cluster");
+	assert_rejected("steps:\n  - run: {command: [x], background: true}\n",
+	                "t.yaml:2:25: steps[0].run.background: unknown field (expected one of: "
+	                "command, env, exit, timeout)");
+	assert_rejected("steps:\n  - run: [x]\n",
+	                "t.yaml:2:5: steps[0].run: expected a duration like 10s, or a program "
+	                "as {command: [...]}, got a sequence");
+}
+
 static void test_scenario_parse__expectations(void)
 {
 	assert_rejected("steps:\n  - expect: {}\n",
@@ -265,6 +406,8 @@ static CU_TestInfo tests[] = {
     {"an_include_that_cannot_be_read", test_scenario_parse__an_include_that_cannot_be_read},
     {"steps", test_scenario_parse__steps},
     {"expectations", test_scenario_parse__expectations},
+    {"several_agents", test_scenario_parse__several_agents},
+    {"programs", test_scenario_parse__programs},
     CU_TEST_INFO_NULL,
 };
 
