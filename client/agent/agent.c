@@ -100,7 +100,7 @@ static void heartbeat_hook(void *payload)
 
 /* --- creation -------------------------------------------------------------------- */
 
-static int make_client(nl_agent *a, const nl_rest_config *cfg, nl_err *err)
+static int make_client(nl_agent *a, const nl_agent_options *o, nl_err *err)
 {
 	nl_client_options co;
 	int64_t timeout = lease_duration_usec(a);
@@ -113,7 +113,8 @@ static int make_client(nl_agent *a, const nl_rest_config *cfg, nl_err *err)
 	co.timeout_ms = (long)(timeout / NL_USEC_PER_MSEC);
 	co.clock = a->clock;
 	co.content_type = a->config->content_type;
-	int rc = nl_client_new(&a->client, cfg, &co, err);
+	co.user_agent = o->user_agent;
+	int rc = nl_client_new(&a->client, o->rest_config, &co, err);
 	if (rc == 0)
 		a->own_client = 1;
 	return rc;
@@ -198,8 +199,7 @@ int nl_agent_new(nl_agent **out, const nl_agent_options *o, nl_err *err)
 	a->probe_network = !o->host;
 	if (o->node_ips)
 		a->node_ips = *o->node_ips;
-	if ((rc = make_clock(a, o, err)) != 0 ||
-	    (!a->client && (rc = make_client(a, o->rest_config, err)) != 0))
+	if ((rc = make_clock(a, o, err)) != 0 || (!a->client && (rc = make_client(a, o, err)) != 0))
 		goto fail;
 	/* Not the lease controller's sequence: the two must not move in step. */
 	nl_rand_seed(&a->status_rand,

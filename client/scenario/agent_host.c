@@ -61,8 +61,8 @@ static int agent_config(nl_nodelet_config **out, json_object *agent, nl_err *err
 static const char *agent_str(const nl_scn_agent *a, const char *key)
 {
 	json_object *v;
-	return json_object_object_get_ex(a->o->sc->agent, key, &v) ? json_object_get_string(v)
-	                                                           : NULL;
+	return json_object_object_get_ex(a->o->spec->settings, key, &v) ? json_object_get_string(v)
+	                                                                : NULL;
 }
 
 /* A host that is the same on every machine, so scenarios are too. */
@@ -159,13 +159,14 @@ static int build(nl_scn_agent *a, nl_err *err)
 	nl_agent_options_init(&ao);
 	ao.node_name = agent_str(a, "nodeName");
 	ao.rest_config = a->o->cfg;
+	ao.user_agent = a->o->user_agent;
 	ao.clock = a->o->clock;
 	ao.config = a->local;
 	ao.lease_name = agent_str(a, "leaseName");
 	ao.lease_namespace = agent_str(a, "leaseNamespace");
 	ao.host = &host;
 	ao.host_view = &fake_view;
-	ao.jitter_seed = json_object_object_get_ex(a->o->sc->agent, "jitterSeed", &v)
+	ao.jitter_seed = json_object_object_get_ex(a->o->spec->settings, "jitterSeed", &v)
 	                     ? (uint64_t)json_object_get_int64(v)
 	                     : a->o->sc->seed;
 	if ((rc = nl_agent_new(&a->agent, &ao, err)) != 0)
@@ -194,7 +195,8 @@ int nl_scn_agent_new(nl_scn_agent **out, const nl_scn_agent_options *o, nl_err *
 	if (!a)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	a->o = o;
-	if ((rc = agent_config(&a->local, o->sc->agent, err)) != 0 || (rc = build(a, err)) != 0) {
+	if ((rc = agent_config(&a->local, o->spec->settings, err)) != 0 ||
+	    (rc = build(a, err)) != 0) {
 		nl_scn_agent_free(a);
 		return rc;
 	}

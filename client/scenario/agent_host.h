@@ -21,8 +21,10 @@ typedef struct nl_scn_agent nl_scn_agent;
 
 typedef struct {
 	const nl_scn_scenario *sc;
-	const nl_rest_config *cfg; /* the API server (borrowed) */
-	nl_clock *clock;           /* the scenario's clock (borrowed) */
+	const nl_scn_agent_spec *spec; /* which agent of sc (borrowed) */
+	const char *user_agent;        /* its requests' User-Agent; NULL = the default */
+	const nl_rest_config *cfg;     /* the API server (borrowed) */
+	nl_clock *clock;               /* the scenario's clock (borrowed) */
 	/* An existing, absolute directory, or NULL without dynamicConfig. */
 	const char *dynamic_config_dir;
 } nl_scn_agent_options;

@@ -635,10 +635,9 @@ static int parse_steps(nl_scn__pctx *c, json_object *v)
 
 static int parse_doc(nl_scn__pctx *c, json_object *doc)
 {
-	static const char *const keys[] = {"name",    "description", "tags",   "requires",
-	                                   "timeout", "seed",        "startTime", "vars",
-	                                   "server",  "cluster",     "agent",  "agents",
-	                                   "steps",   NULL};
+	static const char *const keys[] = {"name",  "description", "tags",  "requires", "timeout",
+	                                   "seed",  "startTime",   "vars",  "server",   "cluster",
+	                                   "agent", "agents",      "steps", NULL};
 	static const char *const required[] = {"steps", NULL};
 	json_object *v;
 	int rc;
@@ -703,7 +702,7 @@ int nl_scn_parse(nl_scn_scenario **out, const char *buf, size_t len, const char 
                  const char *fixtures_dir, nl_err *err)
 {
 	nl_scn_scenario *sc = calloc(1, sizeof(*sc));
-	nl_scn__pctx c = {sc, err, fixtures_dir, json_object_new_object(), 0};
+	nl_scn__pctx c = {sc, err, fixtures_dir, json_object_new_object(), 0, -1};
 	nl_err e = {0};
 	int rc = NL_ENOMEM;
 	if (!sc || !c.defined || !(sc->file = strdup(file)) || !(sc->name = default_name(file)) ||

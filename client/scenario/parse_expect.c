@@ -219,7 +219,7 @@ static int parse_agent(nl_scn__pctx *c, const char *path, json_object *v)
 	c->sc->requires |= NL_REQ_VIRTUAL_TIME;
 	if ((json_object_object_get_ex(v, "config", &x) ||
 	     json_object_object_get_ex(v, "inTrial", &x)) &&
-	    !c->sc->dynamic_config)
+	    !nl_scn__pdynamic(c))
 		return nl_scn__pfail(
 		    c,
 		    nl_scn__pkey(p, path,
@@ -234,7 +234,7 @@ static int parse_files(nl_scn__pctx *c, const char *path, json_object *v)
 	static const char *const keys[] = {"exists", "content", "json", NULL};
 	char p[NL__PATH_MAX];
 	int rc;
-	if (!c->sc->dynamic_config)
+	if (!nl_scn__pdynamic(c))
 		return nl_scn__pfail(c, path,
 		                     "files are in the dynamic config directory: set "
 		                     "agent.dynamicConfig: true");

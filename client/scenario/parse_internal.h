@@ -17,7 +17,12 @@ typedef struct {
 	 * builtins, then captures (`as:`) as the steps define them. */
 	json_object *defined;
 	int seen_watch; /* a watch step came before (for expect: events) */
+	int step_agent; /* the agent the step being parsed names, -1 = none */
 } nl_scn__pctx;
+
+/* Whether the agent the step is about (the one named, else the first) has
+ * the dynamic config controller. */
+int nl_scn__pdynamic(const nl_scn__pctx *c);
 
 /* "FILE:LINE:COL: PATH: message" into err; returns NL_EPARSE. */
 int nl_scn__pfail(nl_scn__pctx *c, const char *path, const char *fmt, ...)

@@ -224,15 +224,23 @@ static int parse_sync(nl_scn__pctx *c, const char *path, nl_scn_step *st)
 	const nl_scn_agent_spec *a = &c->sc->agents[st->agent < 0 ? 0 : st->agent];
 	if (st->sync == NL_SYNC_CONFIG && !a->dynamic_config) {
 		if (c->sc->several)
-			return nl_scn__pfail(c, path,
-			                     "sync: config needs the dynamic config controller: set "
-			                     "dynamicConfig: true on agent %s",
-			                     a->node_name);
+			return nl_scn__pfail(
+			    c, path,
+			    "sync: config needs the dynamic config controller: set "
+			    "dynamicConfig: true on agent %s",
+			    a->node_name);
 		return nl_scn__pfail(c, path,
 		                     "sync: config needs the dynamic config controller: set "
 		                     "agent.dynamicConfig: true");
 	}
 	return 0;
+}
+
+int nl_scn__pdynamic(const nl_scn__pctx *c)
+{
+	if (!c->sc->nagents)
+		return 0;
+	return c->sc->agents[c->step_agent < 0 ? 0 : c->step_agent].dynamic_config;
 }
 
 /* --- programs ------------------------------------------------------------------------------ */
@@ -246,8 +254,9 @@ static int parse_command(nl_scn__pctx *c, const char *path, json_object *v)
 		                     "expected the program and its arguments, a non-empty list "
 		                     "of strings");
 	for (size_t i = 0; i < json_object_array_length(v); i++)
-		if ((rc = nl_scn__pwant(c, nl_scn__pidx(p, path, i), json_object_array_get_idx(v, i),
-		                        json_type_string, "a string")) != 0)
+		if ((rc =
+		         nl_scn__pwant(c, nl_scn__pidx(p, path, i), json_object_array_get_idx(v, i),
+		                       json_type_string, "a string")) != 0)
 			return rc;
 	return 0;
 }
@@ -256,8 +265,7 @@ static int parse_env(nl_scn__pctx *c, const char *path, json_object *v)
 {
 	char p[NL__PATH_MAX];
 	int rc;
-	if ((rc = nl_scn__pwant(c, path, v, json_type_object, "a mapping of names to values")) !=
-	    0)
+	if ((rc = nl_scn__pwant(c, path, v, json_type_object, "a mapping of names to values")) != 0)
 		return rc;
 	json_object_object_foreach(v, key, val)
 	{
@@ -265,8 +273,8 @@ static int parse_env(nl_scn__pctx *c, const char *path, json_object *v)
 		if ((rc = nl_scn__pwant(c, p, val, json_type_string, "a string")) != 0)
 			return rc;
 		if (strcmp(key, "KUBECONFIG") == 0)
-			return nl_scn__pfail(c, p,
-			                     "the runner sets KUBECONFIG to the scenario's cluster");
+			return nl_scn__pfail(
+			    c, p, "the runner sets KUBECONFIG to the scenario's cluster");
 	}
 	return 0;
 }
@@ -389,7 +397,6 @@ static int takes_agent(nl_scn_step_kind k)
 	case NL_STEP_STOP:
 	case NL_STEP_RESTART:
 	case NL_STEP_FAULT:
-	case NL_STEP_CLEAR_FAULTS:
 	case NL_STEP_EXPECT:
 		return 1;
 	default:
@@ -405,8 +412,8 @@ static int parse_step_agent(nl_scn__pctx *c, const char *path, nl_scn_step *st, 
 	nl_scn__pkey(p, path, "agent");
 	if (!takes_agent(st->kind))
 		return nl_scn__pfail(c, p,
-		                     "agent: goes with sync, start, stop, restart, fault, "
-		                     "clearFaults and expect, not %s",
+		                     "agent: goes with sync, start, stop, restart, fault "
+		                     "and expect, not %s",
 		                     name);
 	if (c->sc->nagents == 0)
 		return nl_scn__pfail(c, p, "agent: needs agent: or agents: in the scenario");
@@ -468,6 +475,7 @@ int nl_scn__parse_step(nl_scn__pctx *c, nl_scn_step *out, json_object *v, size_t
 	snprintf(out->path, sizeof(out->path), "steps[%zu]", index);
 	if (has_agent && (rc = parse_step_agent(c, item, out, agent, name)) != 0)
 		return rc;
+	c->step_agent = out->agent;
 	if (steps[i].bare && arg && out->kind != NL_STEP_CLEAR_FAULTS)
 		return nl_scn__pfail(c, path, "%s takes no value", name);
 	if (!steps[i].bare && !arg)

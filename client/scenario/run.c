@@ -3,6 +3,7 @@
 #include <ftw.h>
 #include <nodelet/log.h>
 #include <nodelet/meta.h>
+#include <nodelet/platform.h>
 #include <nodelet/time.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,9 +62,32 @@ int64_t nl_scn__run_now(nl_scn__run *r)
 	return nl_clock_now(r->clock) - r->t0;
 }
 
-static nl_loop *agent_loop(nl_scn__run *r)
+static nl_loop *agent_loop(nl_scn__run *r, size_t i)
 {
-	return r->agent ? nl_client_loop(nl_agent_client(nl_scn_agent_agent(r->agent))) : NULL;
+	return i < r->sc->nagents && r->agents[i].agent
+	           ? nl_client_loop(nl_agent_client(nl_scn_agent_agent(r->agents[i].agent)))
+	           : NULL;
+}
+
+nl_scn__run_agent *nl_scn__run_agent_of(nl_scn__run *r, const nl_scn_step *st)
+{
+	if (!r->sc->nagents)
+		return NULL;
+	return &r->agents[st && st->agent >= 0 ? (size_t)st->agent : 0];
+}
+
+/* Let each agent's loop finish what is in flight, in agent order. */
+static void drain_loops(nl_scn__run *r)
+{
+	for (size_t i = 0; i < r->sc->nagents; i++) {
+		nl_loop *loop = agent_loop(r, i);
+		int n;
+		if (!loop)
+			continue;
+		do
+			n = nl_loop_step(loop, nl_loop_pending(loop) ? 10 : 0);
+		while (n > 0);
+	}
 }
 
 static void stop_loop(void *payload)
@@ -76,15 +100,9 @@ static void stop_loop(void *payload)
  * order of events never depends on the machine's speed. */
 static int pass_virtual(nl_scn__run *r, int64_t usec)
 {
-	nl_loop *loop = agent_loop(r);
 	int64_t end = nl_clock_now(r->clock) + usec, due;
 	for (;;) {
-		if (loop) {
-			int n;
-			do
-				n = nl_loop_step(loop, nl_loop_pending(loop) ? 10 : 0);
-			while (n > 0);
-		}
+		drain_loops(r);
 		int64_t now = nl_clock_now(r->clock);
 		if (now >= end)
 			return 0;
@@ -96,11 +114,27 @@ static int pass_virtual(nl_scn__run *r, int64_t usec)
 	}
 }
 
+/* Real time with several agents: each loop in turn, a few milliseconds at
+ * a time (a loop's step also fires the shared clock's due timers). */
+static int pass_real_several(nl_scn__run *r, int64_t usec)
+{
+	int64_t end = nl_clock_mono(r->clock) + usec;
+	while (nl_clock_mono(r->clock) < end)
+		for (size_t i = 0; i < r->sc->nagents; i++) {
+			int rc = nl_loop_step(agent_loop(r, i), 5);
+			if (rc < 0)
+				return rc;
+		}
+	return 0;
+}
+
 int nl_scn__run_pass_time(nl_scn__run *r, int64_t usec)
 {
 	if (r->fake)
 		return pass_virtual(r, usec);
-	nl_loop *loop = agent_loop(r);
+	if (r->sc->nagents > 1)
+		return pass_real_several(r, usec);
+	nl_loop *loop = agent_loop(r, 0);
 	if (!loop) {
 		struct timespec ts = {(time_t)(usec / 1000000), (long)(usec % 1000000) * 1000};
 		nanosleep(&ts, NULL);
@@ -151,8 +185,8 @@ static void step_error(nl_scn__run *r, const nl_scn_step *st, int rc, const nl_r
 static void after_write(nl_scn__run *r)
 {
 	nl_scn_target_tick(r->target);
-	if (r->agent)
-		nl_scn_agent_observe(r->agent, r->client);
+	for (size_t i = 0; i < r->sc->nagents; i++)
+		nl_scn_agent_observe(r->agents[i].agent, r->client);
 }
 
 static int load_cluster(nl_scn__run *r)
@@ -254,12 +288,17 @@ static int add_fault(nl_scn__run *r, const nl_scn_step *st, json_object *f)
 {
 	json_object *m;
 	nl_err err = {0};
+	nl_scn__run_agent *ra = st->agent >= 0 ? nl_scn__run_agent_of(r, st) : NULL;
 	if (!json_object_object_get_ex(f, "match", &m)) {
 		m = json_object_new_object();
 		json_object_object_add(f, "match", m);
 	}
+	/* The mock matches a substring: the named agent's whole User-Agent
+	 * (its "(node NAME)" comment ends it), or every agent's prefix. */
 	if (!json_object_object_get_ex(m, "userAgent", NULL))
-		json_object_object_add(m, "userAgent", json_object_new_string("nodelet/"));
+		json_object_object_add(
+		    m, "userAgent",
+		    json_object_new_string(ra && ra->user_agent[0] ? ra->user_agent : "nodelet/"));
 	if (nl_scn_target_add_fault(r->target, f, &err) != 0)
 		return nl_scn__run_fail(r, st, NULL, "the server refused the fault: %s", err.msg);
 	return 0;
@@ -300,36 +339,50 @@ static void run_due_now(nl_scn__run *r)
 	}
 }
 
-static int agent_step(nl_scn__run *r, const nl_scn_step *st)
+static int one_agent_step(nl_scn__run *r, const nl_scn_step *st, nl_scn__run_agent *ra)
 {
 	nl_err err = {0};
 	int rc;
 	switch (st->kind) {
-	case NL_STEP_SYNC:
+	case NL_STEP_START:
+		if ((rc = nl_scn_agent_start(ra->agent)) != 0)
+			return nl_scn__run_fail(r, st, NULL, "cannot start agent %s: %s",
+			                        ra->spec->node_name, nl_strerror(rc));
+		return 0;
+	case NL_STEP_STOP:
+		nl_scn_agent_stop(ra->agent);
+		return 0;
+	default:
+		if (nl_scn_agent_restart(ra->agent, &err) != 0)
+			return nl_scn__run_fail(r, st, NULL, "agent %s does not start again: %s",
+			                        ra->spec->node_name, err.msg);
+		return 0;
+	}
+}
+
+/* sync is about one agent; start, stop and restart about the one named
+ * beside the step, else every agent in order. */
+static int agent_step(nl_scn__run *r, const nl_scn_step *st)
+{
+	int rc;
+	if (st->kind == NL_STEP_SYNC) {
+		nl_scn__run_agent *ra = nl_scn__run_agent_of(r, st);
 		if (st->sync == NL_SYNC_CONFIG)
-			nl_scn_agent_observe(r->agent, r->client);
-		rc = nl_scn_agent_sync(r->agent, st->sync);
+			nl_scn_agent_observe(ra->agent, r->client);
+		rc = nl_scn_agent_sync(ra->agent, st->sync);
 		if (rc != 0)
 			step_error(r, st, rc, NULL);
 		after_write(r);
 		return 0;
-	case NL_STEP_START:
-		if ((rc = nl_scn_agent_start(r->agent)) != 0)
-			return nl_scn__run_fail(r, st, NULL, "cannot start the agent: %s",
-			                        nl_strerror(rc));
-		/* Its first round happens at once. */
-		run_due_now(r);
-		return 0;
-	case NL_STEP_STOP:
-		nl_scn_agent_stop(r->agent);
-		return 0;
-	default:
-		if (nl_scn_agent_restart(r->agent, &err) != 0)
-			return nl_scn__run_fail(r, st, NULL, "the agent does not start again: %s",
-			                        err.msg);
-		run_due_now(r);
-		return 0;
 	}
+	for (size_t i = 0; i < r->sc->nagents; i++)
+		if ((st->agent < 0 || (size_t)st->agent == i) &&
+		    one_agent_step(r, st, &r->agents[i]))
+			return 1;
+	/* Their first round happens at once. */
+	if (st->kind != NL_STEP_STOP)
+		run_due_now(r);
+	return 0;
 }
 
 /* --- steps ---------------------------------------------------------------------------------- */
@@ -346,9 +399,12 @@ static int run_step(nl_scn__run *r, const nl_scn_step *st)
 		    r, bad, NULL, "%s failed: %s", nl_scn_step_name(bad->kind),
 		    json_object_get_string(json_object_object_get(r->error, "message")));
 	}
+	r->step = st;
 	switch (st->kind) {
 	case NL_STEP_EXPECT:
 		return nl_scn__run_expect(r, st);
+	case NL_STEP_PROGRAM:
+		return nl_scn__run_program(r, st);
 	case NL_STEP_ADVANCE:
 		return nl_clock_advance(r->clock, st->usec)
 		           ? nl_scn__run_fail(r, st, NULL, "no clock")
@@ -414,23 +470,53 @@ static int make_client(nl_scn__run *r, nl_err *err)
 	return nl_client_new(&r->client, nl_scn_target_rest_config(r->target), &co, err);
 }
 
-static int make_agent(nl_scn__run *r, nl_err *err)
+static int make_agent(nl_scn__run *r, size_t i, nl_err *err)
 {
-	if (r->sc->dynamic_config) {
+	nl_scn__run_agent *ra = &r->agents[i];
+	ra->spec = &r->sc->agents[i];
+	if (ra->spec->dynamic_config) {
 		const char *tmp = getenv("TMPDIR");
-		snprintf(r->dyn_dir, sizeof(r->dyn_dir), "%s/nodelet-scenario-XXXXXX",
+		snprintf(ra->dyn_dir, sizeof(ra->dyn_dir), "%s/nodelet-scenario-XXXXXX",
 		         tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(r->dyn_dir)) {
-			r->dyn_dir[0] = '\0';
+		if (!mkdtemp(ra->dyn_dir)) {
+			ra->dyn_dir[0] = '\0';
 			return nl_err_set(err, NL_EIO,
 			                  "cannot create the dynamic config directory");
 		}
 	}
-	r->agent_opts.sc = r->sc;
-	r->agent_opts.cfg = nl_scn_target_rest_config(r->target);
-	r->agent_opts.clock = r->clock;
-	r->agent_opts.dynamic_config_dir = r->dyn_dir[0] ? r->dyn_dir : NULL;
-	return nl_scn_agent_new(&r->agent, &r->agent_opts, err);
+	/* With several agents each says which node it is, so the journal and
+	 * faults can tell them apart; the single agent: form keeps the
+	 * default. */
+	if (r->sc->several)
+		snprintf(ra->user_agent, sizeof(ra->user_agent), "nodelet/%s (%s/%s) (node %s)",
+		         PACKAGE_VERSION, nl_platform_os(), nl_platform_arch(),
+		         ra->spec->node_name);
+	ra->opts.sc = r->sc;
+	ra->opts.spec = ra->spec;
+	ra->opts.user_agent = ra->user_agent[0] ? ra->user_agent : NULL;
+	ra->opts.cfg = nl_scn_target_rest_config(r->target);
+	ra->opts.clock = r->clock;
+	ra->opts.dynamic_config_dir = ra->dyn_dir[0] ? ra->dyn_dir : NULL;
+	return nl_scn_agent_new(&ra->agent, &ra->opts, err);
+}
+
+static int make_agents(nl_scn__run *r)
+{
+	nl_err err = {0};
+	char path[64];
+	if (!r->sc->nagents)
+		return 0;
+	if (!(r->agents = calloc(r->sc->nagents, sizeof(*r->agents))))
+		return nl_scn__run_fail(r, NULL, NULL, "out of memory");
+	for (size_t i = 0; i < r->sc->nagents; i++) {
+		if (make_agent(r, i, &err) == 0)
+			continue;
+		if (r->sc->several)
+			snprintf(path, sizeof(path), "agents[%zu]", i);
+		return nl_scn__run_fail(r, NULL, r->sc->several ? path : "agent",
+		                        "cannot create the agent: %s", err.msg);
+	}
+	return 0;
 }
 
 static int setup(nl_scn__run *r)
@@ -452,8 +538,8 @@ static int setup(nl_scn__run *r)
 		json_object_object_add(r->vars, "nodeName", json_object_get(v));
 	if (load_cluster(r))
 		return 1;
-	if (r->sc->agent && make_agent(r, &err) != 0)
-		return nl_scn__run_fail(r, NULL, "agent", "cannot create the agent: %s", err.msg);
+	if (make_agents(r))
+		return 1;
 	/* Only what the agent sends from here on counts. */
 	if (r->o->target.kind != NL_TARGET_CLUSTER && nl_scn__run_journal(r, &err) != 0)
 		return nl_scn__run_fail(r, NULL, NULL, "%s", err.msg);
@@ -483,38 +569,41 @@ static void delete_named(nl_scn__run *r, const char *kind, const char *ns, const
 	json_object_put(ref);
 }
 
-/* On a shared server or a real cluster, leave nothing behind: what the
- * runner created, and what the agent did (its Node, Lease and Events). */
-static void cleanup_objects(nl_scn__run *r)
+/* What an agent left: its Lease, its Node, and with dynamicConfig the
+ * Events about it. */
+static void cleanup_agent(nl_scn__run *r, const nl_scn_agent_spec *a)
 {
 	json_object *v;
+	const char *node = a->node_name, *lease = node, *ns = "kube-node-lease";
+	if (json_object_object_get_ex(a->settings, "leaseName", &v))
+		lease = json_object_get_string(v);
+	if (json_object_object_get_ex(a->settings, "leaseNamespace", &v))
+		ns = json_object_get_string(v);
+	delete_named(r, "Lease", ns, lease);
+	delete_named(r, "Node", NULL, node);
+	if (!a->dynamic_config)
+		return;
+	json_object *list = NULL;
+	char sel[300];
+	snprintf(sel, sizeof(sel), "involvedObject.name=%s", node);
+	if (nl_scn_obj_list(&list, r->client, &nl_resource_events, "default", NULL, sel, NULL) ==
+	    0) {
+		json_object *items = json_object_object_get(list, "items");
+		for (size_t i = 0; i < json_object_array_length(items); i++)
+			delete_named(r, "Event", "default",
+			             nl_meta_name(json_object_array_get_idx(items, i)));
+	}
+	json_object_put(list);
+}
+
+/* On a shared server or a real cluster, leave nothing behind: what the
+ * runner created, and what the agents did (their Nodes, Leases and Events). */
+static void cleanup_objects(nl_scn__run *r)
+{
 	if (!r->client || r->o->target.kind == NL_TARGET_EMBEDDED)
 		return;
-	if (r->sc->agent) {
-		const char *node =
-		    json_object_get_string(json_object_object_get(r->sc->agent, "nodeName"));
-		const char *lease = node, *ns = "kube-node-lease";
-		if (json_object_object_get_ex(r->sc->agent, "leaseName", &v))
-			lease = json_object_get_string(v);
-		if (json_object_object_get_ex(r->sc->agent, "leaseNamespace", &v))
-			ns = json_object_get_string(v);
-		delete_named(r, "Lease", ns, lease);
-		delete_named(r, "Node", NULL, node);
-		if (r->sc->dynamic_config) {
-			json_object *list = NULL;
-			char sel[300];
-			snprintf(sel, sizeof(sel), "involvedObject.name=%s", node);
-			if (nl_scn_obj_list(&list, r->client, &nl_resource_events, "default", NULL,
-			                    sel, NULL) == 0) {
-				json_object *items = json_object_object_get(list, "items");
-				for (size_t i = 0; i < json_object_array_length(items); i++)
-					delete_named(
-					    r, "Event", "default",
-					    nl_meta_name(json_object_array_get_idx(items, i)));
-			}
-			json_object_put(list);
-		}
-	}
+	for (size_t i = 0; i < r->sc->nagents; i++)
+		cleanup_agent(r, &r->sc->agents[i]);
 	for (size_t i = json_object_array_length(r->created); i-- > 0;)
 		delete_ref(r, json_object_array_get_idx(r->created, i));
 }
@@ -530,13 +619,20 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 
 static void teardown(nl_scn__run *r)
 {
-	nl_scn_agent_free(r->agent);
+	for (size_t i = 0; r->agents && i < r->sc->nagents; i++)
+		nl_scn_agent_free(r->agents[i].agent);
 	cleanup_objects(r);
 	nl_client_free(r->client);
 	nl_scn_target_free(r->target);
 	nl_clock_free(r->clock);
-	if (r->dyn_dir[0])
-		nftw(r->dyn_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	for (size_t i = 0; r->agents && i < r->sc->nagents; i++)
+		if (r->agents[i].dyn_dir[0])
+			nftw(r->agents[i].dyn_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(r->agents);
+	if (r->kubeconfig[0])
+		remove(r->kubeconfig);
+	if (r->work_dir[0])
+		rmdir(r->work_dir);
 	json_object_put(r->vars);
 	json_object_put(r->error);
 	json_object_put(r->events);
@@ -562,6 +658,13 @@ int nl_scn_run(nl_scn_run_result *out, const nl_scn_scenario *sc, const nl_scn_r
 	if (nl_scn_skip_reason(reason, sizeof(reason), sc, o->target.kind)) {
 		out->outcome = NL_OUTCOME_SKIP;
 		out->message = strdup(reason);
+		return out->message ? 0 : NL_ENOMEM;
+	}
+	/* A program gets KUBECONFIG alone; it could not be told the context. */
+	if (sc->programs && o->target.kind == NL_TARGET_CLUSTER && o->target.context) {
+		out->outcome = NL_OUTCOME_SKIP;
+		out->message = strdup("run: programs get only KUBECONFIG, so they cannot use "
+		                      "--context: make it the file's current-context");
 		return out->message ? 0 : NL_ENOMEM;
 	}
 	memset(&r, 0, sizeof(r));

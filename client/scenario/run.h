@@ -19,10 +19,15 @@ typedef struct {
 	nl_scn_outcome outcome;
 	char *message; /* one line: why it failed or was skipped; NULL when passed */
 	char *detail;  /* several lines (differences, diff, journal tail), or NULL */
-	/* The agent's requests, one per line ("@1.4s get leases/edge-1 404"),
-	 * NULL without a journal: the same scenario gives the same text. */
+	/* The requests of the agents and programs, one per line ("@1.4s get
+	 * leases/edge-1 404"; "edge-2: " before it with several agents, the
+	 * User-Agent for a program's), NULL without a journal: the same
+	 * scenario gives the same text — unless it runs a program, when the
+	 * first line is NL_SCN_JOURNAL_REAL_TIME. */
 	char *journal;
 } nl_scn_run_result;
+
+#define NL_SCN_JOURNAL_REAL_TIME "# real time: a run: step's program ran, times vary between runs"
 
 typedef struct {
 	nl_scn_target_options target;

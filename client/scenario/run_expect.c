@@ -200,7 +200,7 @@ static int each(nl_scn__run *r, failure *f, const char *path, json_object *v,
 
 static int check_agent(nl_scn__run *r, failure *f, const char *path, json_object *spec)
 {
-	json_object *state = nl_scn_agent_state(r->agent);
+	json_object *state = nl_scn_agent_state(nl_scn__run_agent_of(r, r->step)->agent);
 	int rc = compare(f, path, "the agent", spec, state, 1);
 	json_object_put(state);
 	return rc;
@@ -232,7 +232,8 @@ static int check_files(nl_scn__run *r, failure *f, const char *path, json_object
 	json_object_object_foreach(spec, key, val)
 	{
 		char what[400];
-		json_object *want = val, *actual = file_state(r->dyn_dir, key);
+		json_object *want = val,
+		            *actual = file_state(nl_scn__run_agent_of(r, r->step)->dyn_dir, key);
 		if (json_object_is_type(val, json_type_boolean)) {
 			want = json_object_new_object();
 			json_object_object_add(want, "exists", json_object_get(val));
@@ -299,7 +300,8 @@ static int attempt(nl_scn__run *r, const nl_scn_step *st, json_object *spec, fai
 		else if (strcmp(key, "list") == 0)
 			rc = each(r, f, path, val, check_list);
 		else if (strcmp(key, "requests") == 0)
-			rc = nl_scn__run_check_requests(r, val, f->why, sizeof(f->why), &f->detail)
+			rc = nl_scn__run_check_requests(r, st, val, f->why, sizeof(f->why),
+			                                &f->detail)
 			         ? (snprintf(f->path, sizeof(f->path), "%s", path), 1)
 			         : 0;
 		else if (strcmp(key, "agent") == 0)
@@ -358,7 +360,8 @@ int nl_scn__run_expect(nl_scn__run *r, const nl_scn_step *st)
 	r->mark_t = nl_scn__run_now(r);
 	json_object_put(r->error);
 	r->error = NULL;
-	if (r->agent)
-		nl_scn_agent_clear_sleeps(r->agent);
+	/* The sleeps are the scenario clock's: one agent clears them all. */
+	if (r->sc->nagents)
+		nl_scn_agent_clear_sleeps(r->agents[0].agent);
 	return rc;
 }

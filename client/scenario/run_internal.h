@@ -11,6 +11,15 @@
 #include "agent_host.h"
 #include "run.h"
 
+/* One agent of the scenario as it runs. */
+typedef struct {
+	const nl_scn_agent_spec *spec; /* borrowed from the scenario */
+	nl_scn_agent *agent;
+	nl_scn_agent_options opts;
+	char dyn_dir[PATH_MAX]; /* "" = none */
+	char user_agent[256];   /* "" = the default (the single agent: form) */
+} nl_scn__run_agent;
+
 typedef struct {
 	const nl_scn_scenario *sc;
 	const nl_scn_run_options *o;
@@ -19,20 +28,21 @@ typedef struct {
 	int64_t t0;         /* the clock at the start */
 	int64_t journal_t0; /* the same on the server's clock, for journal times */
 	nl_scn_target *target;
-	nl_client *client; /* the runner's own: another writer, and the reader */
-	nl_scn_agent *agent;
-	nl_scn_agent_options agent_opts;
-	char dyn_dir[PATH_MAX]; /* "" = none */
-	json_object *vars;      /* name -> value */
+	nl_client *client;              /* the runner's own: another writer, and the reader */
+	nl_scn__run_agent *agents;      /* sc->nagents of them */
+	char kubeconfig[PATH_MAX + 16]; /* for programs, written on first use; "" = none */
+	char work_dir[PATH_MAX];        /* a temporary directory for it; "" = none */
+	json_object *vars;              /* name -> value */
 	/* The previous step's failure ({code, status, reason, message}), NULL
 	 * when it succeeded. */
 	json_object *error;
 	const nl_scn_step *error_step;
-	json_object *events;  /* the last watch step's events */
-	json_object *block;   /* the agent's requests since the previous expect */
-	json_object *history; /* all of the agent's requests */
-	int64_t mark_t;       /* when the previous expect ran (since t0) */
-	json_object *created; /* what the runner created, for cleanup */
+	const nl_scn_step *step; /* the step running */
+	json_object *events;     /* the last watch step's events */
+	json_object *block;      /* the agent's requests since the previous expect */
+	json_object *history;    /* all of the agent's requests */
+	int64_t mark_t;          /* when the previous expect ran (since t0) */
+	json_object *created;    /* what the runner created, for cleanup */
 	/* The failure. */
 	int failed;
 	char message[4096];
@@ -48,6 +58,18 @@ int64_t nl_scn__run_now(nl_scn__run *r);
 /* Let usec of scenario time pass: the agent's timers (and its loop) run,
  * the embedded server's controllers tick; real waiting on real time. */
 int nl_scn__run_pass_time(nl_scn__run *r, int64_t usec);
+/* The agent a step is about: the one named beside it, else the first
+ * (NULL without agents). */
+nl_scn__run_agent *nl_scn__run_agent_of(nl_scn__run *r, const nl_scn_step *st);
+/* The node name of the agent that sent journal entry e, NULL when no agent
+ * did (a program). */
+const char *nl_scn__run_sender(nl_scn__run *r, json_object *e);
+
+/* A `run: {command}` step (run_program.c): the program runs on real time,
+ * the scenario's clock following it; 0, or 1 when it failed (recorded,
+ * with its output in the report). */
+int nl_scn__run_program(nl_scn__run *r, const nl_scn_step *st);
+
 /* Expand a step value's variables ("now" is the clock's time); on failure
  * the scenario fails at st. */
 int nl_scn__run_expand(json_object **out, nl_scn__run *r, const nl_scn_step *st, const char *path,
@@ -57,12 +79,13 @@ int nl_scn__run_expand(json_object **out, nl_scn__run *r, const nl_scn_step *st,
 int nl_scn__run_expect(nl_scn__run *r, const nl_scn_step *st);
 
 /* Fetch the journal's new entries into block and history (run_requests.c).
- * Only the agent's requests are kept (User-Agent nodelet/...). */
+ * Every request but the runner's own is kept (its User-Agent is
+ * nodelet-scenario/...): the agents' and the programs'. */
 int nl_scn__run_journal(nl_scn__run *r, nl_err *err);
 /* Check `requests:` against block: 0 pass, 1 mismatch (summary in why,
  * diff in detail). */
-int nl_scn__run_check_requests(nl_scn__run *r, json_object *spec, char *why, size_t whylen,
-                               nl_buf *detail);
+int nl_scn__run_check_requests(nl_scn__run *r, const nl_scn_step *st, json_object *spec, char *why,
+                               size_t whylen, nl_buf *detail);
 /* The last n agent requests, one per line, for failure reports. */
 void nl_scn__run_journal_tail(nl_scn__run *r, nl_buf *out, size_t n);
 /* Every agent request, one per line (the determinism record). */

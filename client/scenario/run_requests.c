@@ -10,8 +10,9 @@
 #include "reqpat.h"
 #include "run_internal.h"
 
-/* The agent's User-Agent starts so; the runner's is nodelet-scenario/. */
+/* The agents' User-Agent starts so; the runner's own is RUNNER_UA. */
 #define AGENT_UA "nodelet/"
+#define RUNNER_UA "nodelet-scenario/"
 
 static int64_t entry_t(json_object *e)
 {
@@ -28,8 +29,9 @@ int nl_scn__run_journal(nl_scn__run *r, nl_err *err)
 	for (size_t i = 0; i < json_object_array_length(items); i++) {
 		json_object *e = json_object_array_get_idx(items, i);
 		int64_t at = 0;
-		if (!json_object_object_get_ex(e, "userAgent", &v) ||
-		    strncmp(json_object_get_string(v), AGENT_UA, strlen(AGENT_UA)) != 0)
+		/* The runner's setup and checks are not what is measured. */
+		if (json_object_object_get_ex(e, "userAgent", &v) &&
+		    strncmp(json_object_get_string(v), RUNNER_UA, strlen(RUNNER_UA)) == 0)
 			continue;
 		if (json_object_object_get_ex(e, "time", &v))
 			nl_time_parse(&at, json_object_get_string(v));
@@ -41,16 +43,49 @@ int nl_scn__run_journal(nl_scn__run *r, nl_err *err)
 	return 0;
 }
 
-static void describe_at(char *out, size_t outlen, json_object *e)
+const char *nl_scn__run_sender(nl_scn__run *r, json_object *e)
 {
-	char d[NL_DURATION_BUFSZ], what[400];
+	json_object *v;
+	const char *ua;
+	if (!json_object_object_get_ex(e, "userAgent", &v) || !(ua = json_object_get_string(v)) ||
+	    strncmp(ua, AGENT_UA, strlen(AGENT_UA)) != 0)
+		return NULL;
+	if (!r->sc->several)
+		return r->sc->nagents ? r->sc->agents[0].node_name : NULL;
+	for (size_t i = 0; i < r->sc->nagents; i++)
+		if (strcmp(ua, r->agents[i].user_agent) == 0)
+			return r->sc->agents[i].node_name;
+	return NULL;
+}
+
+/* Who sent e, before the request in journal lines: nothing for the only
+ * agent (the single agent: form reads as before), the node name with
+ * several, the User-Agent for a program. */
+static void describe_sender(char *out, size_t outlen, nl_scn__run *r, json_object *e)
+{
+	const char *who = nl_scn__run_sender(r, e);
+	json_object *v;
+	out[0] = '\0';
+	if (who && r->sc->several)
+		snprintf(out, outlen, "%s: ", who);
+	else if (!who)
+		snprintf(out, outlen, "%s: ",
+		         json_object_object_get_ex(e, "userAgent", &v) ? json_object_get_string(v)
+		                                                       : "(no User-Agent)");
+}
+
+static void describe_at(char *out, size_t outlen, nl_scn__run *r, json_object *e)
+{
+	char d[NL_DURATION_BUFSZ], what[400], who[300];
 	json_object *fault;
 	nl_duration_format(d, entry_t(e));
 	nl_scn_reqpat_describe(what, sizeof(what), e, 0, 0);
+	describe_sender(who, sizeof(who), r, e);
 	if (json_object_object_get_ex(e, "fault", &fault) && fault)
-		snprintf(out, outlen, "@%s %s (fault %s)", d, what, json_object_get_string(fault));
+		snprintf(out, outlen, "@%s %s%s (fault %s)", d, who, what,
+		         json_object_get_string(fault));
 	else
-		snprintf(out, outlen, "@%s %s", d, what);
+		snprintf(out, outlen, "@%s %s%s", d, who, what);
 }
 
 void nl_scn__run_journal_tail(nl_scn__run *r, nl_buf *out, size_t n)
@@ -58,7 +93,7 @@ void nl_scn__run_journal_tail(nl_scn__run *r, nl_buf *out, size_t n)
 	size_t len = json_object_array_length(r->history);
 	for (size_t i = len > n ? len - n : 0; i < len; i++) {
 		char line[512];
-		describe_at(line, sizeof(line), json_object_array_get_idx(r->history, i));
+		describe_at(line, sizeof(line), r, json_object_array_get_idx(r->history, i));
 		nl_buf_printf(out, "  %s\n", line);
 	}
 }
@@ -67,9 +102,14 @@ char *nl_scn__run_journal_text(nl_scn__run *r)
 {
 	nl_buf b;
 	nl_buf_init(&b, 0);
+	/* A program runs on real time, so its requests' times (and the
+	 * agents' after it) differ from run to run: the journal says so on its
+	 * first line, and the determinism check leaves such journals out. */
+	if (r->sc->programs)
+		nl_buf_adds(&b, NL_SCN_JOURNAL_REAL_TIME "\n");
 	for (size_t i = 0; i < json_object_array_length(r->history); i++) {
 		char line[512];
-		describe_at(line, sizeof(line), json_object_array_get_idx(r->history, i));
+		describe_at(line, sizeof(line), r, json_object_array_get_idx(r->history, i));
 		nl_buf_printf(&b, "%s\n", line);
 	}
 	nl_buf_add(&b, "", 0);
@@ -238,8 +278,8 @@ static int check_count(nl_scn__run *r, json_object *counts, char *why, size_t wh
 	return 0;
 }
 
-int nl_scn__run_check_requests(nl_scn__run *r, json_object *spec, char *why, size_t whylen,
-                               nl_buf *detail)
+static int check_requests(nl_scn__run *r, json_object *spec, char *why, size_t whylen,
+                          nl_buf *detail)
 {
 	json_object *x;
 	if (json_object_is_type(spec, json_type_array))
@@ -255,4 +295,25 @@ int nl_scn__run_check_requests(nl_scn__run *r, json_object *spec, char *why, siz
 	if (json_object_object_get_ex(spec, "count", &x) && check_count(r, x, why, whylen, detail))
 		return 1;
 	return 0;
+}
+
+/* With `agent:` beside the expect, only that agent's requests count. */
+int nl_scn__run_check_requests(nl_scn__run *r, const nl_scn_step *st, json_object *spec, char *why,
+                               size_t whylen, nl_buf *detail)
+{
+	if (st->agent < 0)
+		return check_requests(r, spec, why, whylen, detail);
+	const char *name = r->sc->agents[st->agent].node_name;
+	json_object *all = r->block, *mine = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		json_object *e = json_object_array_get_idx(all, i);
+		const char *who = nl_scn__run_sender(r, e);
+		if (who && strcmp(who, name) == 0)
+			json_object_array_add(mine, json_object_get(e));
+	}
+	r->block = mine;
+	int rc = check_requests(r, spec, why, whylen, detail);
+	r->block = all;
+	json_object_put(mine);
+	return rc;
 }

@@ -90,16 +90,16 @@ typedef struct {
 	char *description;
 	char **tags;
 	size_t ntags;
-	unsigned requires;    /* NL_REQ_* declared and inferred */
-	int64_t timeout_usec; /* real time for the whole scenario */
-	uint64_t seed;        /* the server's fault PRNG and the agent's jitter */
-	int64_t start_usec;   /* the virtual clock's start */
-	json_object *doc;     /* the document; owns the borrowed values */
-	json_object *vars;    /* `vars:` (borrowed) or NULL */
-	json_object *server;  /* `server:` settings (borrowed) or NULL */
-	json_object *cluster; /* initial objects, includes resolved (owned array) */
-	json_object *agent;   /* the first agent's settings (borrowed) or NULL */
-	int dynamic_config;   /* the first agent's dynamicConfig */
+	unsigned requires;         /* NL_REQ_* declared and inferred */
+	int64_t timeout_usec;      /* real time for the whole scenario */
+	uint64_t seed;             /* the server's fault PRNG and the agent's jitter */
+	int64_t start_usec;        /* the virtual clock's start */
+	json_object *doc;          /* the document; owns the borrowed values */
+	json_object *vars;         /* `vars:` (borrowed) or NULL */
+	json_object *server;       /* `server:` settings (borrowed) or NULL */
+	json_object *cluster;      /* initial objects, includes resolved (owned array) */
+	json_object *agent;        /* the first agent's settings (borrowed) or NULL */
+	int dynamic_config;        /* the first agent's dynamicConfig */
 	nl_scn_agent_spec *agents; /* `agent:` (one) or `agents:` (owned array) */
 	size_t nagents;
 	int several;  /* written as `agents:`: each agent's requests say its node */

@@ -4,6 +4,7 @@
 
 #include <mockapi.h>
 #include <nodelet/client.h>
+#include <nodelet/fs.h>
 #include <nodelet/meta.h>
 #include <nodelet/nodelet_config.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 struct nl_scn_target {
 	nl_scn_target_kind kind;
+	const nl_scn_target_options *o; /* borrowed */
 	nl_clock *clock;
 	nl_rest_config *cfg;
 	/* embedded */
@@ -177,6 +179,7 @@ int nl_scn_target_start(nl_scn_target **out, const nl_scn_target_options *o,
 	if (!t)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	t->kind = o->kind;
+	t->o = o;
 	t->clock = clock;
 	if (o->kind == NL_TARGET_EMBEDDED)
 		rc = start_embedded(t, o, sc, err);
@@ -262,6 +265,29 @@ int nl_scn_target_journal(json_object **out, nl_scn_target *t, nl_err *err)
 	*out = json_object_get(items);
 	json_object_put(doc);
 	return 0;
+}
+
+int nl_scn_target_kubeconfig(const char **use, nl_scn_target *t, const char *path, nl_err *err)
+{
+	char text[2048];
+	*use = path;
+	if (t->kind == NL_TARGET_EMBEDDED)
+		return mock_server_write_kubeconfig(t->server, path, err);
+	if (t->kind == NL_TARGET_CLUSTER) {
+		*use = t->o->kubeconfig;
+		return 0;
+	}
+	int n =
+	    snprintf(text, sizeof(text),
+	             "apiVersion: v1\nkind: Config\n"
+	             "clusters:\n- name: mockapi\n  cluster: {server: \"%s\"}\n"
+	             "users:\n- name: mockapi\n  user: {}\n"
+	             "contexts:\n- name: mockapi\n  context: {cluster: mockapi, user: mockapi}\n"
+	             "current-context: mockapi\n",
+	             t->o->server_url);
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return nl_err_set(err, NL_EINVAL, "the server URL is too long");
+	return nl_fs_replace_file(NULL, path, text, (size_t)n, 0600, err);
 }
 
 int nl_scn_target_restart_server(nl_scn_target *t, nl_err *err)

@@ -56,6 +56,11 @@ int nl_scn_target_clear_faults(nl_scn_target *t, const char *id, nl_err *err);
 /* The journal entries recorded since the previous call, oldest first (new
  * array; caller puts it). */
 int nl_scn_target_journal(json_object **out, nl_scn_target *t, nl_err *err);
+/* A kubeconfig for a program to reach the target, into path (0600): the
+ * embedded server's own (its URL and credentials), or one for --server's
+ * URL. --kubeconfig has its file already: *use is set to it (borrowed) and
+ * nothing is written; otherwise *use is path. */
+int nl_scn_target_kubeconfig(const char **use, nl_scn_target *t, const char *path, nl_err *err);
 /* Restart the embedded server on the same port, objects kept. */
 int nl_scn_target_restart_server(nl_scn_target *t, nl_err *err);
 /* Run the embedded server's controller work due now (a no-op elsewhere):

@@ -285,7 +285,7 @@ static void test_scenario_parse__several_agents(void)
 	assert_rejected("agents: [{nodeName: a}, {nodeName: b}]\nsteps:\n"
 	                "  - advance: 1s\n    agent: a\n",
 	                "t.yaml:4:5: steps[0].agent: agent: goes with sync, start, stop, restart, "
-	                "fault, clearFaults and expect, not advance");
+	                "fault and expect, not advance");
 	assert_rejected("steps:\n  - start:\n    agent: a\n",
 	                "t.yaml:3:5: steps[0].agent: agent: needs agent: or agents: in the "
 	                "scenario");

@@ -143,6 +143,9 @@ typedef struct {
 	 * limit, requests cut after min(10 s, lease duration). */
 	nl_client *client;
 	const nl_rest_config *rest_config;
+	/* The heartbeat client's User-Agent (copied); NULL = the client's
+	 * default, "nodelet/<version> (<os>/<arch>)". */
+	const char *user_agent;
 	/* Borrowed; NULL = the client's clock, or a real clock the agent owns.
 	 * Must be the client's clock when both are given. */
 	nl_clock *clock;
