@@ -81,7 +81,8 @@ static char **make_env(const char *kubeconfig, json_object *env)
 	size_t n = 0, k = 0;
 	while (environ[n])
 		n++;
-	char **out = calloc(n + (size_t)json_object_object_length(env) + 2, sizeof(*out));
+	size_t extra = env ? (size_t)json_object_object_length(env) : 0;
+	char **out = calloc(n + extra + 2, sizeof(*out));
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -96,10 +97,12 @@ static char **make_env(const char *kubeconfig, json_object *env)
 	}
 	if (asprintf(&out[k++], "KUBECONFIG=%s", kubeconfig) < 0)
 		out[k - 1] = NULL;
-	json_object_object_foreach(env, key, val)
-	{
-		if (asprintf(&out[k++], "%s=%s", key, json_object_get_string(val)) < 0)
-			out[k - 1] = NULL;
+	if (env) {
+		json_object_object_foreach(env, key, val)
+		{
+			if (asprintf(&out[k++], "%s=%s", key, json_object_get_string(val)) < 0)
+				out[k - 1] = NULL;
+		}
 	}
 	for (size_t i = 0; i < k; i++)
 		if (!out[i]) {
