@@ -29,7 +29,13 @@ grep -q '<testcase classname=' "$work/junit.xml" || fail "no JUnit report"
 "$RUNNER" -j 2 --fixtures-dir "$FIXTURES" --journal-dir "$work/j2" "$FIXTURES/scenarios" \
 	>"$work/tap2" 2>&1 || fail "second run failed"
 [ "$(ls "$work/j1" | wc -l)" -ge 20 ] || fail "too few journals written"
-diff -r "$work/j1" "$work/j2" || fail "the same scenarios sent different requests"
+# A scenario that ran a program (run: with a command) is on real time; its
+# journal says so on its first line and is left out.
+for f in "$work/j1"/*; do
+	b=$(basename "$f")
+	head -1 "$f" | grep -q '^# real time:' && continue
+	diff "$f" "$work/j2/$b" || fail "the same scenarios sent different requests ($b)"
+done
 
 # A malformed scenario: rejected with the file and line, exit status 1.
 printf 'name: broken\nsteps:\n  - sync: leese\n' >"$work/broken.yaml"
