@@ -147,10 +147,12 @@ int nl_scn__prefs(nl_scn__pctx *c, const char *path, json_object *v)
 	return rc;
 }
 
-/* Set by the runner: the clock's time, and the agent's node name. */
+/* Set by the runner: the clock's time, the agent's node name, and the
+ * fixtures directory (where a scenario's own programs are). */
 static int reserved(const char *name)
 {
-	return strcmp(name, "now") == 0 || strcmp(name, "nodeName") == 0;
+	return strcmp(name, "now") == 0 || strcmp(name, "nodeName") == 0 ||
+	       strcmp(name, "fixturesDir") == 0;
 }
 
 int nl_scn__pdefine(nl_scn__pctx *c, const char *path, json_object *name)
@@ -649,6 +651,7 @@ static int parse_doc(nl_scn__pctx *c, json_object *doc)
 	    (rc = parse_header(c, doc)) != 0)
 		return rc;
 	json_object_object_add(c->defined, "now", json_object_new_boolean(1));
+	json_object_object_add(c->defined, "fixturesDir", json_object_new_boolean(1));
 	if (json_object_object_get_ex(doc, "vars", &v) && (rc = parse_vars(c, v)) != 0)
 		return rc;
 	if (json_object_object_get_ex(doc, "server", &v) && (rc = parse_server(c, v)) != 0)
@@ -706,6 +709,7 @@ int nl_scn_parse(nl_scn_scenario **out, const char *buf, size_t len, const char 
 	nl_err e = {0};
 	int rc = NL_ENOMEM;
 	if (!sc || !c.defined || !(sc->file = strdup(file)) || !(sc->name = default_name(file)) ||
+	    !(sc->fixtures_dir = strdup(fixtures_dir ? fixtures_dir : ".")) ||
 	    !(sc->cluster = json_object_new_array())) {
 		nl_err_set(err, rc, "out of memory");
 		goto fail;
@@ -755,6 +759,7 @@ void nl_scn_free(nl_scn_scenario *sc)
 	json_object_put(sc->doc);
 	nl_scn_marks_free(sc->marks);
 	free(sc->file);
+	free(sc->fixtures_dir);
 	free(sc->name);
 	free(sc->description);
 	free(sc);

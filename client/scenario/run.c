@@ -536,6 +536,7 @@ static int setup(nl_scn__run *r)
 		r->vars = json_object_new_object();
 	if (r->sc->agent && json_object_object_get_ex(r->sc->agent, "nodeName", &v))
 		json_object_object_add(r->vars, "nodeName", json_object_get(v));
+	json_object_object_add(r->vars, "fixturesDir", json_object_new_string(r->sc->fixtures_dir));
 	if (load_cluster(r))
 		return 1;
 	if (make_agents(r))

@@ -85,7 +85,9 @@ typedef struct {
 } nl_scn_agent_spec;
 
 typedef struct {
-	char *file; /* as given */
+	char *file;         /* as given */
+	char *fixtures_dir; /* where include: files are, as given ("." if none):
+	                       the builtin ${fixturesDir} */
 	char *name;
 	char *description;
 	char **tags;

@@ -326,6 +326,21 @@ static void test_scenario_parse__programs(void)
 	CU_ASSERT_EQUAL(sc->steps[0].usec, NL_SCENARIO_DEFAULT_PROGRAM_TIMEOUT_USEC);
 	nl_scn_free(sc);
 
+	/* ${fixturesDir} names a program beside the fixtures; it is a builtin. */
+	text = "steps:\n  - run: {command: [\"${fixturesDir}/programs/p.py\"]}\n";
+	rc = nl_scn_parse(&sc, text, strlen(text), "t.yaml", "/f", &err);
+	if (rc != 0)
+		fprintf(stderr, "\n  %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(sc->fixtures_dir, "/f");
+	nl_scn_free(sc);
+	CU_ASSERT_EQUAL_FATAL(nl_scn_parse(&sc, text, strlen(text), "t.yaml", NULL, NULL), 0);
+	CU_ASSERT_STRING_EQUAL(sc->fixtures_dir, "."); /* includes are then relative to . */
+	nl_scn_free(sc);
+	assert_rejected("vars: {fixturesDir: /x}\nsteps: [{run: 1s}]\n",
+	                "t.yaml:1:8: vars.fixturesDir: \"fixturesDir\" is a builtin variable; "
+	                "choose another name");
+
 	assert_rejected("steps:\n  - run: {command: []}\n",
 	                "t.yaml:2:11: steps[0].run.command: expected the program and its "
 	                "arguments, a non-empty list of strings");
