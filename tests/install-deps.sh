@@ -3,7 +3,9 @@
 # Kept in one place so the README's commands and CI install the same thing.
 # libsystemd-dev: sd-bus for graceful node shutdown; dbus-daemon: its test.
 # golang-go, python3-pytest, python3-kubernetes and nodejs: make check's
-# tests of the mock's test helpers (mockapi/helpers, docs/testing.md); then
+# tests of the mock's test helpers (mockapi/helpers, docs/testing.md), and
+# python3-kubernetes the leader election program the scenario suite runs
+# (fixtures/programs/leader_elect.py, from /usr/bin/python3); then
 # install-client-deps.sh for @kubernetes/client-node, so `make check`
 # skips nothing (.ci/run fails on a skip). kubectl 1.32 is not a Debian
 # package (bookworm's kubernetes-client is 1.20): the kubectl suites need
