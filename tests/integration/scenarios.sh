@@ -37,6 +37,22 @@ for f in "$work/j1"/*; do
 	diff "$f" "$work/j2/$b" || fail "the same scenarios sent different requests ($b)"
 done
 
+# A scenario docs/scenarios.md shows as a file (after a line
+# `<!-- the file PATH -->`) is that file, word for word.
+docs=$FIXTURES/../docs/scenarios.md
+files=$(sed -n 's/^<!-- the file \(.*\) -->$/\1/p' "$docs")
+[ -n "$files" ] || fail "docs/scenarios.md shows no scenario file"
+for f in $files; do
+	awk -v want="<!-- the file $f -->" '
+		$0 == want { found = 1; next }
+		found == 1 && /^```yaml$/ { found = 2; next }
+		found == 2 && /^```$/ { exit }
+		found == 2 { print }
+	' "$docs" >"$work/shown.yaml"
+	diff "$FIXTURES/${f#fixtures/}" "$work/shown.yaml" ||
+		fail "docs/scenarios.md shows $f otherwise than it is"
+done
+
 # A malformed scenario: rejected with the file and line, exit status 1.
 printf 'name: broken\nsteps:\n  - sync: leese\n' >"$work/broken.yaml"
 "$RUNNER" "$work/broken.yaml" >"$work/out" 2>&1
