@@ -152,6 +152,7 @@ static int setup(soak_agent *s)
 	    (rc = nl_scn_target_start(&s->target, &to, s->sc, s->clock, &err)) != 0)
 		goto fail;
 	ao.sc = s->sc;
+	ao.spec = &s->sc->agents[0];
 	ao.cfg = nl_scn_target_rest_config(s->target);
 	ao.clock = s->clock;
 	if ((rc = nl_scn_agent_new(&s->agent, &ao, &err)) != 0 ||
