@@ -19,21 +19,48 @@ static const struct {
 	const char *patch_strategy; /* x-kubernetes-patch-strategy */
 	const char *merge_key;      /* x-kubernetes-patch-merge-key, x-kubernetes-list-map-keys */
 	const char *list_type;      /* x-kubernetes-list-type */
+	const char *map_key2;       /* a second x-kubernetes-list-map-keys entry */
 } list_ext[] = {
-    {"ObjectMeta", "finalizers", "merge", NULL, "set"},
-    {"ObjectMeta", "ownerReferences", "merge", "uid", "map"},
-    {"ObjectMeta", "managedFields", NULL, NULL, "atomic"},
-    {"NodeSpec", "podCIDRs", "merge", NULL, "set"},
-    {"NodeSpec", "taints", NULL, NULL, "atomic"},
-    {"NodeStatus", "conditions", "merge", "type", "map"},
-    {"NodeStatus", "addresses", "merge", "type", "map"},
-    {"NodeStatus", "images", NULL, NULL, "atomic"},
-    {"NodeStatus", "volumesInUse", NULL, NULL, "atomic"},
-    {"NodeStatus", "volumesAttached", NULL, NULL, "atomic"},
-    {"NodeStatus", "runtimeHandlers", NULL, NULL, "atomic"},
-    {"NamespaceSpec", "finalizers", NULL, NULL, "atomic"},
-    {"NamespaceStatus", "conditions", "merge", "type", "map"},
-    {"ContainerImage", "names", NULL, NULL, "atomic"},
+    {"ObjectMeta", "finalizers", "merge", NULL, "set", NULL},
+    {"ObjectMeta", "ownerReferences", "merge", "uid", "map", NULL},
+    {"ObjectMeta", "managedFields", NULL, NULL, "atomic", NULL},
+    {"NodeSpec", "podCIDRs", "merge", NULL, "set", NULL},
+    {"NodeSpec", "taints", NULL, NULL, "atomic", NULL},
+    {"NodeStatus", "conditions", "merge", "type", "map", NULL},
+    {"NodeStatus", "addresses", "merge", "type", "map", NULL},
+    {"NodeStatus", "images", NULL, NULL, "atomic", NULL},
+    {"NodeStatus", "volumesInUse", NULL, NULL, "atomic", NULL},
+    {"NodeStatus", "volumesAttached", NULL, NULL, "atomic", NULL},
+    {"NodeStatus", "runtimeHandlers", NULL, NULL, "atomic", NULL},
+    {"NamespaceSpec", "finalizers", NULL, NULL, "atomic", NULL},
+    {"NamespaceStatus", "conditions", "merge", "type", "map", NULL},
+    {"ContainerImage", "names", NULL, NULL, "atomic", NULL},
+    {"PodSpec", "volumes", "merge,retainKeys", "name", "map", NULL},
+    {"PodSpec", "initContainers", "merge", "name", "map", NULL},
+    {"PodSpec", "containers", "merge", "name", "map", NULL},
+    {"PodSpec", "ephemeralContainers", "merge", "name", "map", NULL},
+    {"PodSpec", "imagePullSecrets", "merge", "name", "map", NULL},
+    {"PodSpec", "tolerations", NULL, NULL, "atomic", NULL},
+    {"PodSpec", "hostAliases", "merge", "ip", "map", NULL},
+    {"PodSpec", "readinessGates", NULL, NULL, "atomic", NULL},
+    {"PodSpec", "topologySpreadConstraints", "merge", "topologyKey", "map", "whenUnsatisfiable"},
+    {"PodSpec", "schedulingGates", "merge", "name", "map", NULL},
+    {"PodSpec", "resourceClaims", "merge,retainKeys", "name", "map", NULL},
+    {"Container", "command", NULL, NULL, "atomic", NULL},
+    {"Container", "args", NULL, NULL, "atomic", NULL},
+    {"Container", "ports", "merge", "containerPort", "map", "protocol"},
+    {"Container", "envFrom", NULL, NULL, "atomic", NULL},
+    {"Container", "env", "merge", "name", "map", NULL},
+    {"Container", "resizePolicy", NULL, NULL, "atomic", NULL},
+    {"Container", "volumeMounts", "merge", "mountPath", "map", NULL},
+    {"Container", "volumeDevices", "merge", "devicePath", "map", NULL},
+    {"PodStatus", "conditions", "merge", "type", "map", NULL},
+    {"PodStatus", "hostIPs", "merge", "ip", "atomic", NULL},
+    {"PodStatus", "podIPs", "merge", "ip", "map", NULL},
+    {"PodStatus", "initContainerStatuses", NULL, NULL, "atomic", NULL},
+    {"PodStatus", "containerStatuses", NULL, NULL, "atomic", NULL},
+    {"PodStatus", "ephemeralContainerStatuses", NULL, NULL, "atomic", NULL},
+    {"PodStatus", "resourceClaimStatuses", "merge,retainKeys", "name", "map", NULL},
 };
 
 /* Fields without omitempty that upstream marks +optional. */
@@ -175,9 +202,14 @@ static void add_list_ext(json_object *prop, const char *type, const char *field)
 	for (size_t i = 0; i < sizeof(list_ext) / sizeof(list_ext[0]); i++) {
 		if (strcmp(list_ext[i].type, type) != 0 || strcmp(list_ext[i].field, field) != 0)
 			continue;
-		if (list_ext[i].merge_key) {
+		/* an atomic list may still merge by key in a strategic patch
+		 * (PodStatus.hostIPs) */
+		if (list_ext[i].merge_key && strcmp(list_ext[i].list_type, "map") == 0) {
 			json_object *keys = json_object_new_array();
 			json_object_array_add(keys, json_object_new_string(list_ext[i].merge_key));
+			if (list_ext[i].map_key2)
+				json_object_array_add(keys,
+				                      json_object_new_string(list_ext[i].map_key2));
 			json_object_object_add(prop, "x-kubernetes-list-map-keys", keys);
 		}
 		json_object_object_add(prop, "x-kubernetes-list-type",
@@ -193,6 +225,12 @@ static void add_list_ext(json_object *prop, const char *type, const char *field)
 
 static json_object *field_schema(gen *g, const nl_schema *s, const nl_field *f)
 {
+	if (f->type == NL_FT_RAW && f->go_type && strncmp(f->go_type, "[]", 2) == 0) {
+		/* an opaque list (PodSpec.volumes) still merges by its key */
+		json_object *raw = scalar_schema(g, f->type, f);
+		add_list_ext(raw, s->go_name, f->name);
+		return raw;
+	}
 	if (f->type != NL_FT_ARRAY)
 		return scalar_schema(g, f->type, f);
 	json_object *o = typed("array", NULL);

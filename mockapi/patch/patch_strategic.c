@@ -34,6 +34,11 @@ typedef struct {
 	const char *key; /* NULL for a list of primitives (merged as a set) */
 } smp_meta;
 
+static int has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 static smp_meta smp_lookup(const mock_resource *r, const char *path)
 {
 	static const struct {
@@ -47,7 +52,32 @@ static smp_meta smp_lookup(const mock_resource *r, const char *path)
 	    {MOCK_KIND_NODE, "status.conditions", "type"},
 	    {MOCK_KIND_NODE, "status.addresses", "type"},
 	    {MOCK_KIND_NAMESPACE, "status.conditions", "type"},
+	    {MOCK_KIND_POD, "spec.volumes", "name"},
+	    {MOCK_KIND_POD, "spec.initContainers", "name"},
+	    {MOCK_KIND_POD, "spec.containers", "name"},
+	    {MOCK_KIND_POD, "spec.ephemeralContainers", "name"},
+	    {MOCK_KIND_POD, "spec.imagePullSecrets", "name"},
+	    {MOCK_KIND_POD, "spec.hostAliases", "ip"},
+	    {MOCK_KIND_POD, "spec.topologySpreadConstraints", "topologyKey"},
+	    {MOCK_KIND_POD, "spec.schedulingGates", "name"},
+	    {MOCK_KIND_POD, "spec.resourceClaims", "name"},
+	    {MOCK_KIND_POD, "status.conditions", "type"},
+	    {MOCK_KIND_POD, "status.hostIPs", "ip"},
+	    {MOCK_KIND_POD, "status.podIPs", "ip"},
+	    {MOCK_KIND_POD, "status.resourceClaimStatuses", "name"},
 	};
+	/* Container's (and EphemeralContainerCommon's) lists, in each of the
+	 * three container lists. */
+	static const struct {
+		const char *field, *key;
+	} container_tags[] = {
+	    {"ports", "containerPort"},
+	    {"env", "name"},
+	    {"volumeMounts", "mountPath"},
+	    {"volumeDevices", "devicePath"},
+	};
+	static const char *const containers[] = {"spec.containers.", "spec.initContainers.",
+	                                         "spec.ephemeralContainers."};
 	smp_meta meta = {0, NULL};
 	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
 		if (tags[i].kind >= 0 && (!r || (int)r->id != tags[i].kind))
@@ -57,6 +87,15 @@ static smp_meta smp_lookup(const mock_resource *r, const char *path)
 			meta.key = tags[i].key;
 		}
 	}
+	for (size_t i = 0; r && r->id == MOCK_KIND_POD && i < 3; i++) {
+		if (!has_prefix(path, containers[i]))
+			continue;
+		for (size_t k = 0; k < sizeof(container_tags) / sizeof(container_tags[0]); k++)
+			if (strcmp(path + strlen(containers[i]), container_tags[k].field) == 0) {
+				meta.merge = 1;
+				meta.key = container_tags[k].key;
+			}
+	}
 	return meta;
 }
 
@@ -65,11 +104,6 @@ static smp_meta smp_lookup(const mock_resource *r, const char *path)
 static void smp_child_path(char *out, size_t n, const char *path, const char *key)
 {
 	snprintf(out, n, "%s%s%s", path, *path ? "." : "", key);
-}
-
-static int has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 /* "<prefix>/<field>" → field (upstream extractKey); NULL when malformed. */

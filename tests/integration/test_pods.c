@@ -231,6 +231,32 @@ static void test_pods__status_subresource_keeps_the_spec(void)
 	json_object_put(g);
 }
 
+/* A strategic merge patch merges containers by name (PodSpec's
+ * patchMergeKey tag): the image of one container changes, the other
+ * container and the first one's env stay. */
+static void test_pods__strategic_patch_merges_containers(void)
+{
+	json_object_put(req(201, "POST", PODS,
+	                    "{\"metadata\":{\"name\":\"smp\"},\"spec\":{\"containers\":[{"
+	                    "\"name\":\"a\",\"image\":\"busybox:1.36\",\"env\":[{\"name\":"
+	                    "\"X\",\"value\":\"1\"}]},{\"name\":\"b\",\"image\":"
+	                    "\"busybox:1.36\"}]}}"));
+	json_object *p = nl_http_expect(
+	    200, base, "PATCH", PODS "/smp",
+	    "{\"spec\":{\"containers\":[{\"name\":\"a\",\"image\":\"busybox:1.37\"}]}}",
+	    "application/strategic-merge-patch+json");
+	json_object *cs = nl_json_get_path(p, "spec.containers");
+	CU_ASSERT_TRUE_FATAL(json_object_is_type(cs, json_type_array));
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(cs), 2);
+	json_object *a = json_object_array_get_idx(cs, 0);
+	CU_ASSERT_STRING_EQUAL(str(a, "name"), "a");
+	CU_ASSERT_STRING_EQUAL(str(a, "image"), "busybox:1.37");
+	CU_ASSERT_STRING_EQUAL(
+	    str(json_object_array_get_idx(nl_json_get_path(a, "env"), 0), "name"), "X");
+	CU_ASSERT_STRING_EQUAL(str(json_object_array_get_idx(cs, 1), "image"), "busybox:1.36");
+	json_object_put(p);
+}
+
 static void test_pods__table(void)
 {
 	create_pod("tbl", "tbl-node");
@@ -459,6 +485,7 @@ static CU_TestInfo tests[] = {
     {"validation", test_pods__validation},
     {"field_selectors", test_pods__field_selectors},
     {"status_subresource_keeps_the_spec", test_pods__status_subresource_keeps_the_spec},
+    {"strategic_patch_merges_containers", test_pods__strategic_patch_merges_containers},
     {"table", test_pods__table},
     {"delete_unbound_answers_the_pod", test_pods__delete_unbound_answers_the_pod},
     {"delete_bound_is_graceful", test_pods__delete_bound_is_graceful},

@@ -198,6 +198,29 @@ static void test_openapi__schemas_come_from_the_wire_schemas(void)
 	CU_ASSERT_STRING_EQUAL(
 	    json_object_get_string(json_object_object_get(conds, "x-kubernetes-patch-merge-key")),
 	    "type");
+	/* a Pod's lists merge as k8s.io/api's patch tags say (kubectl apply) */
+	static const char *const pod_lists[][4] = {
+	    {"PodSpec", "containers", "name", "merge"},
+	    {"PodSpec", "initContainers", "name", "merge"},
+	    {"PodSpec", "volumes", "name", "merge,retainKeys"},
+	    {"Container", "ports", "containerPort", "merge"},
+	    {"Container", "env", "name", "merge"},
+	    {"Container", "volumeMounts", "mountPath", "merge"},
+	    {"PodStatus", "conditions", "type", "merge"},
+	};
+	for (size_t i = 0; i < sizeof(pod_lists) / sizeof(pod_lists[0]); i++) {
+		char name[96];
+		snprintf(name, sizeof(name), "io.k8s.api.core.v1.%s", pod_lists[i][0]);
+		json_object *l = json_object_object_get(
+		    json_object_object_get(json_object_object_get(schemas, name), "properties"),
+		    pod_lists[i][1]);
+		const char *key = json_object_get_string(
+		    json_object_object_get(l, "x-kubernetes-patch-merge-key"));
+		const char *strategy = json_object_get_string(
+		    json_object_object_get(l, "x-kubernetes-patch-strategy"));
+		CU_ASSERT_STRING_EQUAL(key ? key : "", pod_lists[i][2]);
+		CU_ASSERT_STRING_EQUAL(strategy ? strategy : "", pod_lists[i][3]);
+	}
 	json_object *cond = json_object_object_get(schemas, "io.k8s.api.core.v1.NodeCondition");
 	NL_ASSERT_JSON_EQ(json_object_object_get(cond, "required"), "[\"status\",\"type\"]");
 	json_object *cm = json_object_object_get(schemas, "io.k8s.api.core.v1.ConfigMap");
