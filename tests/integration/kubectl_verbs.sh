@@ -2,9 +2,11 @@
 # Everyday kubectl 1.32 on every served kind, each command's output as
 # kube-apiserver would make kubectl print it: create, get, apply (first and
 # changed), label, annotate, replace, describe, wait, explain, auth can-i,
-# events, delete --wait; cordon, uncordon and drain on a Node. One table of
+# events, delete --wait; cordon, uncordon and drain (evicting a Pod) on a
+# Node. One table of
 # kinds drives the same commands, so a kind that gains a verb gains its
-# test here. Skips (exit 77) when no kubectl is installed.
+# test here. Where the mock differs on purpose, docs/mockapi.md says so.
+# Skips (exit 77) when no kubectl is installed.
 set -u
 
 . "$(dirname "$0")/../kubectl-lib.sh"
@@ -37,14 +39,17 @@ manifest() {
 		printf 'apiVersion: v1\nkind: Event\nmetadata: {name: %s, namespace: %s}\ninvolvedObject: {kind: Node, name: verbs-node}\nreason: Test\nmessage: "%s"\ntype: Normal\n' "$2" "$3" "$4" ;;
 	Node)
 		printf 'apiVersion: v1\nkind: Node\nmetadata: {name: %s, annotations: {v: "%s"}}\n' "$2" "$4" ;;
+	Pod)
+		printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: %s, annotations: {v: "%s"}}\nspec: {containers: [{name: c, image: "busybox:1.36"}]}\n' "$2" "$3" "$4" ;;
 	Namespace)
 		printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: %s, annotations: {v: "%s"}}\n' "$2" "$4" ;;
 	esac
 }
 
 # kind, resource as kubectl names it in output, namespace ("" = cluster),
-# two values of the changed field.
-while read -r kind res ns v1 v2; do
+# two values of the changed field, the columns of kubectl get (the
+# server's Table; "~" a space inside a column's name).
+while read -r kind res ns v1 v2 columns; do
 	[ "$ns" = - ] && ns=
 	name=verbs-$(echo "$kind" | tr 'A-Z' 'a-z')
 	nsflag=${ns:+-n $ns}
@@ -59,6 +64,13 @@ while read -r kind res ns v1 v2; do
 		says "$res/$name created" "$kind create"
 		run "$kind get" get $nsflag "$res/$name" -o name
 		says "$res/$name" "$kind get -o name"
+		run "$kind get table" get $nsflag "$res/$name"
+		header=$(echo "$columns" | sed 's/|/ +/g; s/~/ /g')
+		head -1 "$work/out" | grep -Eq "^$header\$" || fail "$kind get: want the header $header"
+		# an Event's row starts with LAST SEEN, the others' with the name
+		row="^$name "
+		[ "$kind" = Event ] && row="^<unknown> +Normal +Test +node/verbs-node +$v1\$"
+		sed -n 2p "$work/out" | grep -Eq "$row" || fail "$kind get: no row for $name"
 		run "$kind apply (first)" apply -f "$work/a.yaml"
 		grep -q "^$res/$name configured$" "$work/out" || fail "$kind apply of a created object"
 		run "$kind apply (changed)" apply -f "$work/b.yaml"
@@ -75,10 +87,14 @@ while read -r kind res ns v1 v2; do
 		says "$res/$name replaced" "$kind replace"
 		run "$kind describe" describe $nsflag "$res/$name"
 		grep -q "^Name: *$name$" "$work/out" || fail "$kind describe: no Name line"
+		if [ -n "$ns" ]; then
+			grep -q "^Namespace: *$ns$" "$work/out" || fail "$kind describe: no Namespace line"
+		fi
 		run "$kind wait" wait $nsflag "$res/$name" --for=jsonpath='{.metadata.name}'="$name" --timeout=10s
 		says "$res/$name condition met" "$kind wait"
 		run "$kind explain" explain "$(echo "$kind" | tr 'A-Z' 'a-z')"
 		grep -q "^KIND: *$kind$" "$work/out" || fail "$kind explain: no KIND line"
+		grep -q "^VERSION: *v1$" "$work/out" || fail "$kind explain: no VERSION line"
 		grep -q "^DESCRIPTION:" "$work/out" || fail "$kind explain: no DESCRIPTION"
 		run "$kind auth can-i" auth can-i delete "$res" $nsflag
 		says "yes" "$kind auth can-i"
@@ -89,11 +105,12 @@ while read -r kind res ns v1 v2; do
 	}
 	echo "ok: $kind: create get apply label annotate replace describe wait explain auth delete"
 done <<'TABLE'
-ConfigMap configmap default one two
-Lease lease.coordination.k8s.io default a b
-Event event default first second
-Node node - one two
-Namespace namespace - one two
+ConfigMap configmap default one two NAME|DATA|AGE
+Lease lease.coordination.k8s.io default a b NAME|HOLDER|AGE
+Event event default first second LAST~SEEN|TYPE|REASON|OBJECT|MESSAGE
+Node node - one two NAME|STATUS|ROLES|AGE|VERSION
+Pod pod default one two NAME|READY|STATUS|RESTARTS|AGE
+Namespace namespace - one two NAME|STATUS|AGE
 TABLE
 
 # kubectl events lists the Events of a namespace with kubectl's columns.
@@ -101,17 +118,46 @@ printf 'apiVersion: v1\nkind: Event\nmetadata: {name: ev1, namespace: default}\n
 run "events create" create -f "$work/ev.yaml"
 run "events" events -n default
 grep -q "^LAST SEEN *TYPE *REASON *OBJECT *MESSAGE$" "$work/out" || fail "kubectl events: header"
-grep -q "Warning *Rebooted *node/verbs-node *it came back" "$work/out" || fail "kubectl events: the event"
+# OBJECT is involvedObject's kind/name as written; an Event without any
+# timestamp was last seen <unknown>.
+grep -q "^<unknown> *Warning *Rebooted *Node/verbs-node *it came back$" "$work/out" ||
+	fail "kubectl events: the event"
 
-# cordon, uncordon and drain on a Node.
-manifest Node edge-c - one >"$work/n.yaml"
+# cordon, uncordon and drain on a Ready Node with a Pod: drain evicts it
+# (pods/eviction) and waits for it to go, which the mock's stand-in for
+# the kubelet finishes on a Ready node.
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+cat >"$work/n.yaml" <<YAML
+apiVersion: v1
+kind: Node
+metadata: {name: edge-c}
+status:
+  conditions:
+  - {type: Ready, status: "True", reason: KubeletReady, lastHeartbeatTime: "$now", lastTransitionTime: "$now"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: drain-me, namespace: default}
+spec:
+  nodeName: edge-c
+  containers:
+  - {name: c, image: "busybox:1.36"}
+YAML
 run "node create" create -f "$work/n.yaml"
+says "node/edge-c created" "node create"
+says "pod/drain-me created" "pod create"
+run "wait Ready" wait node/edge-c --for=condition=Ready --timeout=10s
+says "node/edge-c condition met" "wait for the Ready condition"
 run "cordon" cordon edge-c
 says "node/edge-c cordoned" "cordon"
 run "cordoned" get node edge-c -o 'jsonpath={.spec.unschedulable}'
 says "true" "cordon sets spec.unschedulable"
 run "uncordon" uncordon edge-c
 says "node/edge-c uncordoned" "uncordon"
-run "drain" drain edge-c --ignore-daemonsets --timeout=30s
-grep -q "^node/edge-c drained$" "$work/out" || fail "drain: no 'drained' line"
+run "drain" drain edge-c --ignore-daemonsets --force --timeout=30s
+says "node/edge-c cordoned" "drain cordons first"
+says "evicting pod default/drain-me" "drain evicts"
+says "pod/drain-me evicted" "drain waits for the pod"
+says "node/edge-c drained" "drain"
+k get pod drain-me -n default >"$work/out" 2>&1 && fail "drain left the pod"
 echo "PASS: kubectl verbs on every served kind, events, cordon, uncordon, drain"
