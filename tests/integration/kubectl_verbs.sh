@@ -1,7 +1,8 @@
 #!/bin/sh
 # Everyday kubectl 1.32 on every served kind, each command's output as
 # kube-apiserver would make kubectl print it: create, get, apply (first and
-# changed), label, annotate, replace, describe, wait, explain, auth can-i,
+# changed), label, annotate, patch, edit, replace, describe, wait, explain,
+# auth can-i,
 # events, delete --wait; cordon, uncordon and drain (evicting a Pod) on a
 # Node. One table of
 # kinds drives the same commands, so a kind that gains a verb gains its
@@ -23,6 +24,11 @@ run() {
 	shift
 	k "$@" >"$work/out" 2>&1 || fail "$what: kubectl $* exited $?"
 }
+# kubectl edit's editor: the annotation p goes from "1" to "2".
+printf '#!/bin/sh\nsed -i "s/p: \\"1\\"/p: \\"2\\"/" "$1"\n' >"$work/editor"
+chmod +x "$work/editor"
+KUBE_EDITOR=$work/editor
+export KUBE_EDITOR
 # says TEXT WHAT: the last command printed the line TEXT.
 says() { grep -qxF -- "$1" "$work/out" || fail "$2: want the line '$1'"; }
 
@@ -83,6 +89,15 @@ while read -r kind res ns v1 v2 columns; do
 		says "$res/$name annotated" "$kind annotate"
 		run "$kind get labels" get $nsflag "$res/$name" -o 'jsonpath={.metadata.labels.team}/{.metadata.annotations.note}'
 		says "a/b" "$kind label and annotation stored"
+		run "$kind patch" patch $nsflag "$res/$name" -p '{"metadata":{"annotations":{"p":"1"}}}'
+		says "$res/$name patched" "$kind patch"
+		run "$kind patch (same)" patch $nsflag "$res/$name" -p '{"metadata":{"annotations":{"p":"1"}}}'
+		says "$res/$name patched (no change)" "$kind patch that changes nothing"
+		run "$kind edit" edit $nsflag "$res/$name"
+		says "$res/$name edited" "$kind edit"
+		run "$kind get yaml" get $nsflag "$res/$name" -o yaml
+		grep -q "^kind: $kind$" "$work/out" || fail "$kind get -o yaml: no kind line"
+		grep -q '^    p: "2"$' "$work/out" || fail "$kind edit did not store the change"
 		run "$kind replace" replace -f "$work/a.yaml"
 		says "$res/$name replaced" "$kind replace"
 		run "$kind describe" describe $nsflag "$res/$name"
@@ -103,7 +118,7 @@ while read -r kind res ns v1 v2 columns; do
 		k get $nsflag "$res/$name" >"$work/out" 2>&1 && fail "$kind still there after delete"
 		grep -q "NotFound\|not found" "$work/out" || fail "$kind get after delete: no NotFound"
 	}
-	echo "ok: $kind: create get apply label annotate replace describe wait explain auth delete"
+	echo "ok: $kind: create get apply label annotate patch edit replace describe wait explain auth delete"
 done <<'TABLE'
 ConfigMap configmap default one two NAME|DATA|AGE
 Lease lease.coordination.k8s.io default a b NAME|HOLDER|AGE
