@@ -4,6 +4,8 @@
  * client_golang writes them. */
 #include <stdio.h>
 
+#include <nodelet/process_metrics.h>
+
 #include "std_metrics.h"
 
 /* A label value as the text format escapes it. */
@@ -95,4 +97,14 @@ int nl__rest_client_metrics_render(nl_buf *out, const nl_client_metrics *m)
 {
 	int rc = render_latency(out, m);
 	return rc == 0 ? render_requests(out, m) : rc;
+}
+
+int nl__std_metrics_render(nl_buf *out, nl_client *c)
+{
+	nl_client_metrics m;
+	nl_client_metrics_snapshot(&m, c);
+	int rc = nl__rest_client_metrics_render(out, &m);
+	if (rc == 0)
+		rc = nl_process_metrics_render_self(out);
+	return rc;
 }

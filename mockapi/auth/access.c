@@ -258,6 +258,13 @@ int mock_access_enter(mock_access_req *ar, mock_access *a, struct MHD_Connection
 	return 0;
 }
 
+int mock_access_inflight(mock_access *a, unsigned *readonly, unsigned *mutating)
+{
+	if (!a)
+		return -1;
+	return mock_inflight_watermarks(&a->inflight, mock_inflight_now_sec(), readonly, mutating);
+}
+
 void mock_access_req_clear(mock_access_req *ar, mock_access *a)
 {
 	if (a)

@@ -47,6 +47,10 @@ typedef struct {
 int mock_access_new(mock_access **out, const mock_options *o, nl_err *err);
 void mock_access_free(mock_access *a);
 
+/* apiserver_current_inflight_requests: the watermarks of the last second
+ * (request_limits.h). 0, or -1 without in-flight limits or with a NULL. */
+int mock_access_inflight(mock_access *a, unsigned *readonly, unsigned *mutating);
+
 /* Whether the port speaks HTTPS. */
 int mock_access_https(const mock_access *a);
 /* libmicrohttpd options (connection memory limit, HTTPS) into items, which

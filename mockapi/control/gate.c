@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "delays.h"
 #include "journal.h"
+#include "nonresource/metrics.h"
 
 static int64_t mono_usec(void)
 {
@@ -74,6 +75,25 @@ static void malform(mock_response *resp, const char *literal)
 	resp->body.data[keep] = '\0';
 }
 
+/* The action label of nodelet_mockapi_injected_faults_total. */
+static mock_metrics_fault metrics_action(mock_fault_kind kind)
+{
+	switch (kind) {
+	case MOCK_FAULT_STATUS:
+		return MOCK_METRICS_FAULT_STATUS;
+	case MOCK_FAULT_DROP:
+		return MOCK_METRICS_FAULT_DROP;
+	case MOCK_FAULT_TRUNCATE:
+		return MOCK_METRICS_FAULT_TRUNCATE;
+	case MOCK_FAULT_MALFORMED:
+		return MOCK_METRICS_FAULT_MALFORMED;
+	case MOCK_FAULT_WATCH:
+		return MOCK_METRICS_FAULT_WATCH;
+	default:
+		return MOCK_METRICS_FAULT_DELAY;
+	}
+}
+
 static void start(mock_control *ctl, mock_gate_req *g, mock_request *req)
 {
 	g->entered = 1;
@@ -91,8 +111,10 @@ static void start(mock_control *ctl, mock_gate_req *g, mock_request *req)
 	/* "" without authentication (access.h sets req->user). */
 	mock_fault_request fr = {&g->attrs, req->user_agent, req->user ? req->user : ""};
 	g->has_hit = mock_faults_decide(ctl->faults, &fr, &g->hit);
-	if (g->has_hit)
-		MOCK_LOG_V(2, "fault %s fires for %s %s", g->hit.id, req->method, req->path);
+	if (!g->has_hit)
+		return;
+	MOCK_LOG_V(2, "fault %s fires for %s %s", g->hit.id, req->method, req->path);
+	mock_metrics_count_fault(ctl->api->metrics, metrics_action(g->hit.kind));
 }
 
 mock_gate_step mock_gate_enter(mock_control *ctl, mock_gate_req *g, struct MHD_Connection *conn,

@@ -69,7 +69,11 @@ static void handle_nonresource(mock_api *api, int owned, const mock_request *req
 		api->hooks.handle_path(api->hooks.payload, req, resp);
 		return;
 	}
-	if (mock_metrics_handle(api->metrics, api->store, api->watch, req, resp) ||
+	mock_metrics_inflight inflight;
+	int limited =
+	    mock_access_inflight(api->access, &inflight.readonly, &inflight.mutating) == 0;
+	if (mock_metrics_handle(api->metrics, api->store, api->watch, limited ? &inflight : NULL,
+	                        req, resp) ||
 	    mock_handle_discovery(api->port, req, resp))
 		return;
 	mock_response_status(resp, nl_status_unknown_path());

@@ -26,6 +26,7 @@
 #include "encoding/table.h"
 #include "handlers.h"
 #include "handlers_internal.h"
+#include "nonresource/metrics.h"
 #include "storage/store.h"
 #include "watch/watch.h"
 
@@ -283,7 +284,8 @@ void mock_handle_watch(mock_api *api, const mock_route *rt, const mock_request *
 	mock_watcher *w = NULL;
 	int full = 0;
 	nl_status *stream_err = NULL;
-	mock_watch_spec spec = {.r = rt->res, .ns = rt->ns[0] ? rt->ns : NULL};
+	mock_watch_spec spec = {
+	    .r = rt->res, .ns = rt->ns[0] ? rt->ns : NULL, .scope = mock_metrics_watch_scope(req)};
 
 	if (!api->watch) {
 		mock_response_status(resp, nl_status_method_not_allowed());

@@ -5,6 +5,7 @@
 #include "metrics.h"
 
 #include <nodelet/errors.h>
+#include <nodelet/process_metrics.h>
 #include <nodelet/status.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -45,6 +46,7 @@ struct mock_metrics {
 	pthread_mutex_t lock;
 	series *series;
 	size_t n, alloc;
+	uint64_t faults[MOCK_METRICS_FAULT_ACTIONS];
 };
 
 int mock_metrics_new(mock_metrics **out)
@@ -72,6 +74,7 @@ void mock_metrics_clear(mock_metrics *m)
 	free(m->series);
 	m->series = NULL;
 	m->n = m->alloc = 0;
+	memset(m->faults, 0, sizeof(m->faults));
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -225,6 +228,20 @@ void mock_metrics_observe(mock_metrics *m, const mock_metrics_labels *l, int cod
 	pthread_mutex_unlock(&m->lock);
 }
 
+/* The labels of req; attrs from the request when the server has not
+ * worked them out yet. The strings may point into *own and verb. */
+static void request_labels(mock_metrics_labels *l, char verb[16], mock_req_attrs *own,
+                           const mock_request *req)
+{
+	const mock_req_attrs *attrs = req->attrs;
+	if (!attrs) {
+		mock_request_attrs(own, req->method, req->path, mock_request_query(req, "watch"),
+		                   mock_request_query(req, "fieldSelector"));
+		attrs = own;
+	}
+	mock_metrics_labels_of(l, verb, attrs, req->method, req->content_type);
+}
+
 void mock_metrics_observe_request(mock_metrics *m, const mock_request *req, int code,
                                   int64_t duration_usec)
 {
@@ -233,14 +250,51 @@ void mock_metrics_observe_request(mock_metrics *m, const mock_request *req, int 
 	mock_req_attrs own;
 	mock_metrics_labels l;
 	char verb[16];
-	const mock_req_attrs *attrs = req->attrs;
-	if (!attrs) {
-		mock_request_attrs(&own, req->method, req->path, mock_request_query(req, "watch"),
-		                   mock_request_query(req, "fieldSelector"));
-		attrs = &own;
-	}
-	mock_metrics_labels_of(&l, verb, attrs, req->method, req->content_type);
+	request_labels(&l, verb, &own, req);
 	mock_metrics_observe(m, &l, code, duration_usec);
+}
+
+mock_watch_scope mock_metrics_watch_scope(const mock_request *req)
+{
+	mock_req_attrs own;
+	mock_metrics_labels l;
+	char verb[16];
+	request_labels(&l, verb, &own, req);
+	if (strcmp(l.scope, "resource") == 0)
+		return MOCK_WATCH_SCOPE_RESOURCE;
+	return strcmp(l.scope, "namespace") == 0 ? MOCK_WATCH_SCOPE_NAMESPACE
+	                                         : MOCK_WATCH_SCOPE_CLUSTER;
+}
+
+/* The fault actions, in the order of mock_metrics_fault. */
+static const char *const fault_actions[MOCK_METRICS_FAULT_ACTIONS] = {
+    "delay", "drop", "malformed", "status", "truncate", "watch"};
+
+void mock_metrics_count_fault(mock_metrics *m, mock_metrics_fault action)
+{
+	if (!m || (unsigned)action >= MOCK_METRICS_FAULT_ACTIONS)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->faults[action]++;
+	pthread_mutex_unlock(&m->lock);
+}
+
+static int render_faults(nl_buf *out, const mock_metrics *m)
+{
+	int rc = 0, any = 0;
+	for (int i = 0; i < MOCK_METRICS_FAULT_ACTIONS; i++)
+		any |= m->faults[i] > 0;
+	if (any)
+		rc = nl_buf_adds(out, "# HELP nodelet_mockapi_injected_faults_total Faults of the "
+		                      "control API that fired, by action (docs/control-api.md).\n"
+		                      "# TYPE nodelet_mockapi_injected_faults_total counter\n");
+	for (int i = 0; rc == 0 && i < MOCK_METRICS_FAULT_ACTIONS; i++)
+		if (m->faults[i])
+			rc = nl_buf_printf(out,
+			                   "nodelet_mockapi_injected_faults_total{action=\"%s\"} "
+			                   "%llu\n",
+			                   fault_actions[i], (unsigned long long)m->faults[i]);
+	return rc;
 }
 
 /* A label value in the exposition format: \, " and newline escaped. */
@@ -401,17 +455,122 @@ static int render_watch_memory(nl_buf *out, const mock_watch_stats *w)
 	return rc;
 }
 
-static int render_gauges(nl_buf *out, size_t watchers, mock_store *store)
+static const char *const scope_names[MOCK_WATCH_SCOPES] = {"cluster", "namespace", "resource"};
+
+/* Open watches per resource and scope: every label set that ever had
+ * one, as the gauge vector keeps a series once created. */
+static int render_longrunning(nl_buf *out, const mock_watch_stats *w)
 {
-	int rc = nl_buf_printf(out,
-	                       "# HELP apiserver_longrunning_requests [STABLE] Gauge of all active "
-	                       "long-running apiserver requests broken out by verb, group, "
-	                       "version, resource, scope and component. Not all requests are "
-	                       "tracked this way.\n"
-	                       "# TYPE apiserver_longrunning_requests gauge\n"
-	                       "apiserver_longrunning_requests{component=\"apiserver\","
-	                       "verb=\"WATCH\"} %zu\n",
-	                       watchers);
+	int rc = nl_buf_adds(out, "# HELP apiserver_longrunning_requests [STABLE] Gauge of all "
+	                          "active long-running apiserver requests broken out by verb, "
+	                          "group, version, resource, scope and component. Not all "
+	                          "requests are tracked this way.\n"
+	                          "# TYPE apiserver_longrunning_requests gauge\n");
+	for (int k = 0; rc == 0 && w && k < MOCK_KIND_COUNT; k++) {
+		const mock_resource *r = mock_resource_get((mock_kind)k);
+		for (int sc = 0; rc == 0 && sc < MOCK_WATCH_SCOPES; sc++) {
+			if (!w->kinds[k].seen[sc])
+				continue;
+			series_key key;
+			mock_metrics_labels l = {"WATCH",   r->group, r->version,
+			                         r->plural, "",       scope_names[sc]};
+			key = key_of(&l);
+			rc = nl_buf_adds(out, "apiserver_longrunning_requests");
+			if (rc == 0)
+				rc = add_labels(out, &key, NULL, NULL);
+			if (rc == 0)
+				rc = nl_buf_printf(out, " %zu\n", w->kinds[k].open[sc]);
+		}
+	}
+	return rc;
+}
+
+/* {group,kind,version} of one resource, sorted by name; le when given. */
+static int add_gvk(nl_buf *out, const mock_resource *r, const char *le)
+{
+	return nl_buf_printf(out, "{group=\"%s\",kind=\"%s\"%s%s%s,version=\"%s\"}", r->group,
+	                     r->kind, le ? ",le=\"" : "", le ? le : "", le ? "\"" : "", r->version);
+}
+
+static int render_size_histogram(nl_buf *out, const mock_resource *r,
+                                 const mock_watch_kind_stats *k)
+{
+	int rc = 0;
+	uint64_t cumulative = 0;
+	for (int b = 0; rc == 0 && b < MOCK_WATCH_SIZE_BUCKETS; b++) {
+		char le[32];
+		cumulative += k->size_buckets[b];
+		snprintf(le, sizeof(le), "%u", 1024u << b);
+		rc = nl_buf_adds(out, "apiserver_watch_events_sizes_bucket");
+		if (rc == 0)
+			rc = add_gvk(out, r, le);
+		if (rc == 0)
+			rc = nl_buf_printf(out, " %llu\n", (unsigned long long)cumulative);
+	}
+	if (rc == 0)
+		rc = nl_buf_adds(out, "apiserver_watch_events_sizes_bucket");
+	if (rc == 0)
+		rc = add_gvk(out, r, "+Inf");
+	if (rc == 0)
+		rc = nl_buf_printf(out, " %llu\napiserver_watch_events_sizes_sum",
+		                   (unsigned long long)k->events);
+	if (rc == 0)
+		rc = add_gvk(out, r, NULL);
+	if (rc == 0)
+		rc = nl_buf_printf(out, " %.15g\napiserver_watch_events_sizes_count", k->size_sum);
+	if (rc == 0)
+		rc = add_gvk(out, r, NULL);
+	if (rc == 0)
+		rc = nl_buf_printf(out, " %llu\n", (unsigned long long)k->events);
+	return rc;
+}
+
+/* apiserver_watch_events_sizes and _total per group, version and kind of
+ * the resources that sent an event. */
+static int render_watch_events(nl_buf *out, const mock_watch_stats *w)
+{
+	int rc = nl_buf_adds(out, "# HELP apiserver_watch_events_sizes [ALPHA] Watch event size "
+	                          "distribution in bytes\n"
+	                          "# TYPE apiserver_watch_events_sizes histogram\n");
+	for (int k = 0; rc == 0 && k < MOCK_KIND_COUNT; k++)
+		if (w->kinds[k].events)
+			rc = render_size_histogram(out, mock_resource_get((mock_kind)k),
+			                           &w->kinds[k]);
+	if (rc == 0)
+		rc =
+		    nl_buf_adds(out, "# HELP apiserver_watch_events_total [ALPHA] Number of events "
+		                     "sent in watch clients\n"
+		                     "# TYPE apiserver_watch_events_total counter\n");
+	for (int k = 0; rc == 0 && k < MOCK_KIND_COUNT; k++) {
+		if (!w->kinds[k].events)
+			continue;
+		rc = nl_buf_adds(out, "apiserver_watch_events_total");
+		if (rc == 0)
+			rc = add_gvk(out, mock_resource_get((mock_kind)k), NULL);
+		if (rc == 0)
+			rc = nl_buf_printf(out, " %llu\n", (unsigned long long)w->kinds[k].events);
+	}
+	return rc;
+}
+
+/* The max-in-flight filter's gauge (absent without limits). */
+static int render_inflight(nl_buf *out, const mock_metrics_inflight *f)
+{
+	if (!f)
+		return 0;
+	return nl_buf_printf(out,
+	                     "# HELP apiserver_current_inflight_requests [STABLE] Maximal number "
+	                     "of currently used inflight request limit of this apiserver per "
+	                     "request kind in last second.\n"
+	                     "# TYPE apiserver_current_inflight_requests gauge\n"
+	                     "apiserver_current_inflight_requests{request_kind=\"mutating\"} %u\n"
+	                     "apiserver_current_inflight_requests{request_kind=\"readOnly\"} %u\n",
+	                     f->mutating, f->readonly);
+}
+
+static int render_gauges(nl_buf *out, const mock_watch_stats *w, mock_store *store)
+{
+	int rc = render_longrunning(out, w);
 	if (rc != 0 || !store)
 		return rc;
 	rc = nl_buf_adds(out, "# HELP apiserver_storage_objects [STABLE] Number of stored "
@@ -430,7 +589,7 @@ static int render_gauges(nl_buf *out, size_t watchers, mock_store *store)
 }
 
 int mock_metrics_render(nl_buf *out, mock_metrics *m, const mock_watch_stats *watch,
-                        mock_store *store)
+                        mock_store *store, const mock_metrics_inflight *inflight)
 {
 	int rc = 0;
 	if (m) {
@@ -438,17 +597,26 @@ int mock_metrics_render(nl_buf *out, mock_metrics *m, const mock_watch_stats *wa
 		rc = render_requests(out, m);
 		if (rc == 0)
 			rc = render_durations(out, m);
+		if (rc == 0)
+			rc = render_faults(out, m);
 		pthread_mutex_unlock(&m->lock);
 	}
 	if (rc == 0)
-		rc = render_gauges(out, watch ? watch->watchers : 0, store);
+		rc = render_inflight(out, inflight);
+	if (rc == 0)
+		rc = render_gauges(out, watch, store);
+	if (rc == 0 && watch)
+		rc = render_watch_events(out, watch);
 	if (rc == 0 && watch)
 		rc = render_watch_memory(out, watch);
+	if (rc == 0)
+		rc = nl_process_metrics_render_self(out);
 	return rc;
 }
 
 int mock_metrics_handle(mock_metrics *m, mock_store *store, mock_watch_hub *watch,
-                        const mock_request *req, mock_response *resp)
+                        const mock_metrics_inflight *inflight, const mock_request *req,
+                        mock_response *resp)
 {
 	if (strcmp(req->path, "/metrics") != 0)
 		return 0;
@@ -461,7 +629,7 @@ int mock_metrics_handle(mock_metrics *m, mock_store *store, mock_watch_hub *watc
 	if (watch)
 		mock_watch_hub_stats(watch, &ws);
 	nl_buf_init(&text, 0);
-	if (mock_metrics_render(&text, m, watch ? &ws : NULL, store) != 0) {
+	if (mock_metrics_render(&text, m, watch ? &ws : NULL, store, inflight) != 0) {
 		nl_buf_free(&text);
 		mock_response_status(resp, nl_status_internal("cannot render the metrics"));
 		return 1;

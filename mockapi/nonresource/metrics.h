@@ -3,8 +3,11 @@
  * against the mock: apiserver_request_total and
  * apiserver_request_duration_seconds (the apiserver's buckets) per verb,
  * group, version, resource, subresource and scope (+ code for the counter),
- * apiserver_longrunning_requests for open watches and
- * apiserver_storage_objects per resource. Text exposition format 0.0.4.
+ * apiserver_longrunning_requests for open watches,
+ * apiserver_watch_events_total and _sizes, apiserver_current_inflight_requests,
+ * apiserver_storage_objects per resource, process_*, and the mock's own
+ * nodelet_mockapi_* (injected faults, watch memory). Text exposition format
+ * 0.0.4.
  * See docs/mockapi.md "Metrics". */
 #ifndef MOCK_METRICS_H
 #define MOCK_METRICS_H
@@ -57,17 +60,43 @@ void mock_metrics_observe(mock_metrics *m, const mock_metrics_labels *l, int cod
 /* Count one request of the server: its labels from the request itself. */
 void mock_metrics_observe_request(mock_metrics *m, const mock_request *req, int code,
                                   int64_t duration_usec);
+/* The scope label of a watch request, for its open-watches series. */
+mock_watch_scope mock_metrics_watch_scope(const mock_request *req);
 
-/* The exposition text: counters and histograms, then open watches and,
- * when store is not NULL, objects per resource; with watch (may be NULL),
- * the watchers closed for being slow and the watch memory. NL_ENOMEM. */
+/* The actions of the control API's faults, the action label of
+ * nodelet_mockapi_injected_faults_total (ours: upstream has no faults). */
+typedef enum {
+	MOCK_METRICS_FAULT_DELAY, /* a delay alone; one with another action counts as that */
+	MOCK_METRICS_FAULT_DROP,
+	MOCK_METRICS_FAULT_MALFORMED,
+	MOCK_METRICS_FAULT_STATUS,
+	MOCK_METRICS_FAULT_TRUNCATE,
+	MOCK_METRICS_FAULT_WATCH,
+	MOCK_METRICS_FAULT_ACTIONS
+} mock_metrics_fault;
+/* Count one fault that fired; thread-safe; m NULL does nothing. */
+void mock_metrics_count_fault(mock_metrics *m, mock_metrics_fault action);
+
+/* apiserver_current_inflight_requests' values: the watermarks of the
+ * last second (auth/request_limits.h). */
+typedef struct {
+	unsigned readonly, mutating;
+} mock_metrics_inflight;
+
+/* The exposition text: counters and histograms, faults, in-flight
+ * requests (inflight NULL: no limit, no metric), open watches and, when
+ * store is not NULL, objects per resource; with watch (may be NULL), the
+ * watch events, the watchers closed for being slow and the watch memory;
+ * then process_*. NL_ENOMEM. */
 int mock_metrics_render(nl_buf *out, mock_metrics *m, const mock_watch_stats *watch,
-                        mock_store *store);
+                        mock_store *store, const mock_metrics_inflight *inflight);
 
 /* Answer GET /metrics (1: answered, 0: another path) with m's series, the
- * open watches of watch and the objects of store (either may be NULL).
+ * open watches of watch and the objects of store (either may be NULL),
+ * and the in-flight watermarks (NULL: none).
  * Authorization has run already (mock_api_handle), as for /healthz. */
 int mock_metrics_handle(mock_metrics *m, mock_store *store, struct mock_watch_hub *watch,
-                        const mock_request *req, mock_response *resp);
+                        const mock_metrics_inflight *inflight, const mock_request *req,
+                        mock_response *resp);
 
 #endif

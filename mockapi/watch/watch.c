@@ -498,6 +498,7 @@ int mock_watch_hub_rewind(mock_watch_hub *h)
 		h->rings[k].first = 0;
 		h->rings[k].bytes = 0;
 		h->terminated[k] = 0;
+		memset(&h->kinds[k], 0, sizeof(h->kinds[k]));
 	}
 	if (rc == 0) {
 		h->rv = rv;
@@ -532,6 +533,7 @@ void mock_watch_hub_stats(mock_watch_hub *h, mock_watch_stats *out)
 	out->buffered = h->buffered;
 	out->shared = h->nshared;
 	memcpy(out->terminated, h->terminated, sizeof(out->terminated));
+	memcpy(out->kinds, h->kinds, sizeof(out->kinds));
 	out->refused = h->refused;
 	pthread_mutex_unlock(&h->lock);
 }
@@ -585,14 +587,15 @@ static int queue_error(mock_watcher *w, const nl_status *st)
 {
 	nl_buf line;
 	watch_blob *b = NULL;
+	size_t obj_len = 0;
 	nl_buf_init(&line, WATCH_LINE_CAP);
-	int rc = mock__watch_add_error(&line, w->enc.protobuf, st);
+	int rc = mock__watch_add_error(&line, &obj_len, w->enc.protobuf, st);
 	/* Not counted against the buffer limit: it is small and ends the
 	 * stream, which frees more than it holds. */
 	size_t limit = w->hub->buffer_limit;
 	w->hub->buffer_limit = 0;
 	if (rc == 0)
-		rc = mock__watch_blob_add(&b, w->hub, &line, NULL);
+		rc = mock__watch_blob_add(&b, w->hub, &line, obj_len, NULL);
 	w->hub->buffer_limit = limit;
 	nl_buf_free(&line);
 	return rc == 0 ? queue_push(w, b) : rc;
@@ -651,6 +654,7 @@ int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec
 	w->enc = enc;
 	w->hub = h;
 	w->r = spec->r;
+	w->scope = spec->scope;
 	w->fd = -1;
 	if (spec->ns && !(w->ns = strdup(spec->ns))) {
 		watcher_free(w);
@@ -695,6 +699,8 @@ int mock_watch_open(mock_watcher **out, mock_watch_hub *h, mock_watch_spec *spec
 		h->head->prev = w;
 	h->head = w;
 	h->count++;
+	h->kinds[w->r->id].open[w->scope]++;
+	h->kinds[w->r->id].seen[w->scope] = 1;
 	pthread_mutex_unlock(&h->lock);
 	*out = w;
 	return 0;
@@ -727,6 +733,20 @@ static void park(mock_watcher *w)
 	w->park(w->conn);
 }
 
+/* Under the hub lock: w has started on its next line (w->cur), an event
+ * the apiserver's watch handler would count and size. */
+static void count_event(mock_watcher *w)
+{
+	mock_watch_kind_stats *k = &w->hub->kinds[w->r->id];
+	size_t size = w->cur->object_len, b = 0;
+	k->events++;
+	k->size_sum += (double)size;
+	while (b < MOCK_WATCH_SIZE_BUCKETS && size > ((size_t)1024 << b))
+		b++;
+	if (b < MOCK_WATCH_SIZE_BUCKETS)
+		k->size_buckets[b]++;
+}
+
 /* Under the hub lock: bytes for the connection, or what to do instead. */
 static ssize_t read_locked(mock_watcher *w, char *buf, size_t max)
 {
@@ -744,6 +764,7 @@ static ssize_t read_locked(mock_watcher *w, char *buf, size_t max)
 		w->off = 0;
 		if (w->qhead < w->qn) {
 			w->cur = w->queue[w->qhead++];
+			count_event(w);
 			if (w->qhead == w->qn) {
 				free(w->queue);
 				w->queue = NULL;
@@ -780,6 +801,7 @@ static ssize_t read_locked(mock_watcher *w, char *buf, size_t max)
 			w->state = WATCH_ENDING;
 			return MOCK_WATCH_END;
 		}
+		count_event(w);
 	}
 }
 
@@ -805,6 +827,7 @@ void mock_watch_close(mock_watcher *w)
 		w->next->prev = w->prev;
 	if (--h->count == 0)
 		pthread_cond_broadcast(&h->drained);
+	h->kinds[w->r->id].open[w->scope]--;
 	release_lines(w);
 	h->closed++;
 	pthread_mutex_unlock(&h->lock);

@@ -66,9 +66,19 @@ uint64_t mock_watch_hub_oldest(mock_watch_hub *h, const mock_resource *r);
 typedef int (*mock_watch_encode_fn)(nl_buf *out, const mock_resource *r, const char *type,
                                     const char *json, size_t len, void *payload);
 
+/* The scope label of apiserver_longrunning_requests (metrics.CleanScope):
+ * a watch of one named object, of a namespace, or of the whole cluster. */
+typedef enum {
+	MOCK_WATCH_SCOPE_CLUSTER,
+	MOCK_WATCH_SCOPE_NAMESPACE,
+	MOCK_WATCH_SCOPE_RESOURCE,
+	MOCK_WATCH_SCOPES
+} mock_watch_scope;
+
 /* What a validated watch request asks for. */
 typedef struct {
 	const mock_resource *r;
+	mock_watch_scope scope;      /* for the open-watches gauge */
 	const char *ns;              /* copied; NULL: all namespaces */
 	nl_label_selector *labels;   /* taken over (freed with the watcher); may be NULL */
 	nl_field_selector *fields;   /* taken over; may be NULL */
@@ -122,8 +132,25 @@ void mock_watch_initial_free(mock_watch_initial *in);
  * limit. Defaults: MOCK_WATCH_DEFAULT_BUFFER_BYTES, ..._BACKLOG_BYTES. */
 void mock_watch_hub_set_limits(mock_watch_hub *h, size_t total, size_t backlog);
 
+/* apiserver_watch_events_sizes' buckets: ExponentialBuckets(1024, 2, 8),
+ * 1 KiB to 128 KiB. */
+#define MOCK_WATCH_SIZE_BUCKETS 8
+
+/* Per resource: events handed to watchers (every line, the initial
+ * ADDED events, bookmarks and ERROR events too, as the apiserver counts
+ * what its watch channel yields) with their objects' sizes, and the open
+ * watches per scope. */
+typedef struct {
+	uint64_t events;
+	uint64_t size_buckets[MOCK_WATCH_SIZE_BUCKETS]; /* not cumulative */
+	double size_sum;
+	size_t open[MOCK_WATCH_SCOPES];
+	unsigned char seen[MOCK_WATCH_SCOPES]; /* once opened, the series stays (at 0) */
+} mock_watch_kind_stats;
+
 /* What /metrics shows of the hub. */
 typedef struct {
+	mock_watch_kind_stats kinds[MOCK_KIND_COUNT];
 	size_t watchers;
 	size_t buffered;                      /* bytes of event lines held */
 	size_t shared;                        /* lines held in the table, once each */

@@ -76,7 +76,8 @@ static void table_grow(mock_watch_hub *h)
 	h->nbuckets = n;
 }
 
-int mock__watch_blob_add(watch_blob **out, mock_watch_hub *h, nl_buf *line, const watch_key *key)
+int mock__watch_blob_add(watch_blob **out, mock_watch_hub *h, nl_buf *line, size_t object_len,
+                         const watch_key *key)
 {
 	watch_blob *b = key ? mock__watch_blob_find(h, key) : NULL;
 	if (b) {
@@ -102,6 +103,7 @@ int mock__watch_blob_add(watch_blob **out, mock_watch_hub *h, nl_buf *line, cons
 		data = fit;
 	b->data = data;
 	b->len = len;
+	b->object_len = object_len;
 	b->refs = 1;
 	h->buffered += len;
 	if (key) {

@@ -41,7 +41,8 @@ struct watch_blob {
 	size_t refs;
 	char *data;
 	size_t len;
-	int shared; /* in the hub's table under key */
+	size_t object_len; /* of the event's object (apiserver_watch_events_sizes) */
+	int shared;        /* in the hub's table under key */
 	watch_key key;
 	watch_blob *hnext;
 };
@@ -91,6 +92,7 @@ struct mock_watcher {
 	mock_watcher *prev, *next; /* all watchers of the hub */
 	mock_watcher *wake_next;   /* the hub thread's list of watchers to resume */
 	const mock_resource *r;
+	mock_watch_scope scope;
 	watch_encoder enc;
 	char *ns; /* NULL: all namespaces */
 	nl_label_selector *labels;
@@ -140,7 +142,8 @@ struct mock_watch_hub {
 	size_t freed;                         /* bytes freed since the last malloc_trim */
 	size_t closed;                        /* watchers closed since then */
 	uint64_t terminated[MOCK_KIND_COUNT]; /* closed for being too slow */
-	uint64_t refused;                     /* watches refused or ended: buffer_limit reached */
+	mock_watch_kind_stats kinds[MOCK_KIND_COUNT];
+	uint64_t refused; /* watches refused or ended: buffer_limit reached */
 };
 
 /* watch_blob.c, all under the hub lock. The keyed line for key, with a
@@ -150,7 +153,8 @@ watch_blob *mock__watch_blob_find(mock_watch_hub *h, const watch_key *key);
  * when key is not NULL: if another line of that key appeared meanwhile,
  * that one is returned instead. NL_ETOOBIG when it would take the hub's
  * lines past buffer_limit (line is freed), NL_ENOMEM. */
-int mock__watch_blob_add(watch_blob **out, mock_watch_hub *h, nl_buf *line, const watch_key *key);
+int mock__watch_blob_add(watch_blob **out, mock_watch_hub *h, nl_buf *line, size_t object_len,
+                         const watch_key *key);
 /* Drop a reference; the last frees the line. NULL ok. */
 void mock__watch_blob_unref(mock_watch_hub *h, watch_blob *b);
 /* Free the table (every line must be gone). */
@@ -177,7 +181,7 @@ const char *mock__watch_classify(const mock_watcher *w, const watch_event *e);
  * stream must end. Under the hub lock. */
 int mock__watch_next_line(mock_watcher *w, int64_t now);
 /* Append the ERROR line for st. */
-int mock__watch_add_error(nl_buf *out, int protobuf, const nl_status *st);
+int mock__watch_add_error(nl_buf *out, size_t *obj_len, int protobuf, const nl_status *st);
 /* Free what an event's attrs hold. */
 void mock__watch_attrs_free(watch_attrs *a);
 

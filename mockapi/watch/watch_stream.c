@@ -149,12 +149,14 @@ static void truncate_to(nl_buf *b, size_t len)
 	}
 }
 
-/* Append one protobuf frame for the object JSON obj of len bytes. */
-static int add_frame(nl_buf *out, const char *type, const char *obj, size_t len)
+/* Append one protobuf frame for the object JSON obj of len bytes; the
+ * size of the object's own encoding to *obj_len. */
+static int add_frame(nl_buf *out, const char *type, const char *obj, size_t len, size_t *obj_len)
 {
 	nl_buf pb;
 	nl_buf_init(&pb, out->cap);
 	int rc = mock_protobuf_from_json(&pb, obj, len);
+	*obj_len = pb.len;
 	if (rc == 0)
 		rc = nl_pb_encode_watch_event(out, type, pb.data, pb.len);
 	nl_buf_free(&pb);
@@ -169,26 +171,30 @@ static int add_object(nl_buf *out, const watch_encoder *enc, const char *type, c
 	               : nl_buf_add(out, json, len);
 }
 
-/* Append one event to out: a line {"type":…,"object":…}\n, or a frame. */
+/* Append one event to out: a line {"type":…,"object":…}\n, or a frame.
+ * *obj_len: the bytes of the object's encoding, what the apiserver's
+ * apiserver_watch_events_sizes observes. */
 static int add_line(nl_buf *out, const watch_encoder *enc, const char *type, const char *json,
-                    size_t len)
+                    size_t len, size_t *obj_len)
 {
 	size_t mark = out->len;
 	int rc;
 	if (enc->protobuf && !enc->fn) {
-		rc = add_frame(out, type, json, len);
+		rc = add_frame(out, type, json, len, obj_len);
 	} else if (enc->protobuf) {
 		/* The encoder's form (metadata only) as JSON, then its frame. */
 		nl_buf obj;
 		nl_buf_init(&obj, out->cap);
 		rc = add_object(&obj, enc, type, json, len);
 		if (rc == 0)
-			rc = add_frame(out, type, obj.data, obj.len);
+			rc = add_frame(out, type, obj.data, obj.len, obj_len);
 		nl_buf_free(&obj);
 	} else {
 		rc = nl_buf_printf(out, "{\"type\":\"%s\",\"object\":", type);
+		size_t start = out->len;
 		if (rc == 0)
 			rc = add_object(out, enc, type, json, len);
+		*obj_len = out->len - start;
 		if (rc == 0)
 			rc = nl_buf_add(out, "}\n", 2);
 	}
@@ -197,13 +203,14 @@ static int add_line(nl_buf *out, const watch_encoder *enc, const char *type, con
 	return rc;
 }
 
-int mock__watch_add_error(nl_buf *out, int protobuf, const nl_status *st)
+int mock__watch_add_error(nl_buf *out, size_t *obj_len, int protobuf, const nl_status *st)
 {
 	char *text = nl_status_to_string(st);
 	if (!text)
 		return NL_ENOMEM;
 	size_t mark = out->len;
-	int rc = protobuf ? add_frame(out, "ERROR", text, strlen(text))
+	*obj_len = strlen(text);
+	int rc = protobuf ? add_frame(out, "ERROR", text, strlen(text), obj_len)
 	                  : nl_buf_printf(out, "{\"type\":\"ERROR\",\"object\":%s}\n", text);
 	if (rc != 0)
 		truncate_to(out, mark);
@@ -241,7 +248,8 @@ static const char *zero_body(mock_kind k)
 
 /* Append a BOOKMARK line at rv, with the initial-events-end annotation when
  * initial_end. */
-static int add_bookmark(nl_buf *out, const watch_encoder *enc, uint64_t rv, int initial_end)
+static int add_bookmark(nl_buf *out, size_t *obj_len, const watch_encoder *enc, uint64_t rv,
+                        int initial_end)
 {
 	/* The cacher's bookmark: an empty object of the kind that carries only
 	 * the resourceVersion (and the end-of-initial-events annotation). Its
@@ -257,7 +265,7 @@ static int add_bookmark(nl_buf *out, const watch_encoder *enc, uint64_t rv, int 
 	    zero_body(enc->r->id));
 	if (n < 0 || (size_t)n >= sizeof(obj))
 		return NL_ETOOBIG;
-	return add_line(out, enc, "BOOKMARK", obj, (size_t)n);
+	return add_line(out, enc, "BOOKMARK", obj, (size_t)n, obj_len);
 }
 
 /* The line of an event of type for the object json (its resourceVersion
@@ -280,15 +288,16 @@ static int event_line(watch_blob **out, mock_watch_hub *h, const watch_encoder *
 			return 0;
 	}
 	nl_buf line;
+	size_t obj_len = 0;
 	nl_buf_init(&line, WATCH_LINE_CAP);
-	int rc = add_line(&line, enc, type, json, len);
+	int rc = add_line(&line, enc, type, json, len, &obj_len);
 	if (rc != 0) {
 		nl_buf_free(&line);
 		return rc;
 	}
 	if (!locked)
 		pthread_mutex_lock(&h->lock);
-	rc = mock__watch_blob_add(out, h, &line, keyed ? &k : NULL);
+	rc = mock__watch_blob_add(out, h, &line, obj_len, keyed ? &k : NULL);
 	if (rc == NL_ETOOBIG)
 		h->refused++;
 	if (!locked)
@@ -297,11 +306,11 @@ static int event_line(watch_blob **out, mock_watch_hub *h, const watch_encoder *
 }
 
 /* A private line from out's content (a bookmark, an ERROR). */
-static int private_line(watch_blob **b, mock_watch_hub *h, nl_buf *line, int locked)
+static int private_line(watch_blob **b, mock_watch_hub *h, nl_buf *line, size_t obj_len, int locked)
 {
 	if (!locked)
 		pthread_mutex_lock(&h->lock);
-	int rc = mock__watch_blob_add(b, h, line, NULL);
+	int rc = mock__watch_blob_add(b, h, line, obj_len, NULL);
 	if (rc == NL_ETOOBIG)
 		h->refused++;
 	if (!locked)
@@ -346,10 +355,11 @@ int mock__watch_next_line(mock_watcher *w, int64_t now)
 		 * resourceVersion has been seen. */
 		uint64_t rv = h->rv > w->rv ? h->rv : w->rv;
 		nl_buf line;
+		size_t obj_len = 0;
 		nl_buf_init(&line, WATCH_LINE_CAP);
-		int rc = add_bookmark(&line, &w->enc, rv, 0);
+		int rc = add_bookmark(&line, &obj_len, &w->enc, rv, 0);
 		if (rc == 0)
-			rc = private_line(&w->cur, h, &line, 1);
+			rc = private_line(&w->cur, h, &line, obj_len, 1);
 		nl_buf_free(&line);
 		if (rc != 0)
 			return next_line_code(rc);
@@ -418,10 +428,11 @@ int mock_watch_initial_bookmark(mock_watch_initial *in, const mock_watch_spec *s
 	watch_encoder enc = {spec->r, spec->encode, spec->encode_payload, NULL, spec->protobuf};
 	watch_blob *b = NULL;
 	nl_buf line;
+	size_t obj_len = 0;
 	nl_buf_init(&line, WATCH_LINE_CAP);
-	int rc = add_bookmark(&line, &enc, rv, initial_end);
+	int rc = add_bookmark(&line, &obj_len, &enc, rv, initial_end);
 	if (rc == 0)
-		rc = private_line(&b, in->hub, &line, 0);
+		rc = private_line(&b, in->hub, &line, obj_len, 0);
 	nl_buf_free(&line);
 	return rc == 0 ? initial_push(in, b) : rc;
 }

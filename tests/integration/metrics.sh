@@ -39,7 +39,7 @@ has 'apiserver_request_total{code="200",component="apiserver",group="coordinatio
 has 'apiserver_request_total{code="201",component="apiserver",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="POST",version="v1"} 1'
 has 'apiserver_request_total{code="200",component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="LIST",version="v1"} 1'
 has 'apiserver_request_duration_seconds_count{component="apiserver",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="GET",version="v1"} 2'
-has 'apiserver_longrunning_requests{component="apiserver",verb="WATCH"} 1'
+has 'apiserver_longrunning_requests{component="apiserver",group="",resource="nodes",scope="cluster",subresource="",verb="WATCH",version="v1"} 1'
 has 'apiserver_storage_objects{resource="leases.coordination.k8s.io"} 1'
 has 'apiserver_storage_objects{resource="namespaces"} 4'
 stop

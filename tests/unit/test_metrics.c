@@ -66,7 +66,29 @@ static char *render(mock_metrics *m, size_t watchers, mock_store *store)
 	nl_buf out;
 	nl_buf_init(&out, 0);
 	mock_watch_stats ws = {.watchers = watchers};
-	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, m, &ws, store), 0);
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, m, &ws, store, NULL), 0);
+	char *text = nl_buf_detach(&out, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	return text;
+}
+
+/* With every family: watchers open watches of leases and three lease
+ * events, in-flight watermarks, one status fault. */
+static char *render_all(mock_metrics *m, size_t watchers, mock_store *store)
+{
+	nl_buf out;
+	nl_buf_init(&out, 0);
+	mock_watch_stats ws = {.watchers = watchers};
+	mock_watch_kind_stats *k = &ws.kinds[MOCK_KIND_LEASE];
+	k->open[MOCK_WATCH_SCOPE_NAMESPACE] = watchers;
+	k->seen[MOCK_WATCH_SCOPE_NAMESPACE] = 1;
+	k->events = 3;
+	k->size_buckets[0] = 2; /* two of up to 1 KiB, one of up to 4 KiB */
+	k->size_buckets[2] = 1;
+	k->size_sum = 3500;
+	mock_metrics_inflight inflight = {2, 1};
+	mock_metrics_count_fault(m, MOCK_METRICS_FAULT_STATUS);
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, m, &ws, store, &inflight), 0);
 	char *text = nl_buf_detach(&out, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	return text;
@@ -157,11 +179,38 @@ static void test_metrics__every_line_is_exposition_format(void)
 	CU_ASSERT_EQUAL_FATAL(mock_metrics_new(&m), 0);
 	CU_ASSERT_EQUAL_FATAL(mock_store_new(&st, NULL, NULL), 0);
 	mock_metrics_observe(m, &get_lease, 200, 5);
-	char *text = render(m, 3, st);
-	CU_ASSERT_PTR_NOT_NULL(strstr(text,
-	                              "# TYPE apiserver_longrunning_requests gauge\n"
-	                              "apiserver_longrunning_requests{component=\"apiserver\","
-	                              "verb=\"WATCH\"} 3\n"));
+	char *text = render_all(m, 3, st);
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	    text,
+	    "# TYPE apiserver_longrunning_requests gauge\n"
+	    "apiserver_longrunning_requests{component=\"apiserver\",group=\"coordination.k8s.io\","
+	    "resource=\"leases\",scope=\"namespace\",subresource=\"\",verb=\"WATCH\","
+	    "version=\"v1\"} 3\n"));
+	/* Cumulative buckets of 1 KiB, 2 KiB …; sum and count. */
+	const char *gvk = "{group=\"coordination.k8s.io\",kind=\"Lease\"";
+	char want[256];
+	snprintf(want, sizeof(want),
+	         "apiserver_watch_events_sizes_bucket%s,le=\"1024\",version=\"v1\"} 2\n", gvk);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	snprintf(want, sizeof(want),
+	         "apiserver_watch_events_sizes_bucket%s,le=\"2048\",version=\"v1\"} 2\n", gvk);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	snprintf(want, sizeof(want),
+	         "apiserver_watch_events_sizes_bucket%s,le=\"4096\",version=\"v1\"} 3\n", gvk);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	snprintf(want, sizeof(want),
+	         "apiserver_watch_events_sizes_bucket%s,le=\"131072\",version=\"v1\"} 3\n", gvk);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	snprintf(want, sizeof(want), "apiserver_watch_events_sizes_sum%s,version=\"v1\"} 3500\n",
+	         gvk);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	snprintf(want, sizeof(want), "apiserver_watch_events_total%s,version=\"v1\"} 3\n", gvk);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(text, "apiserver_current_inflight_requests{request_kind=\"mutating\"} 1\n"
+	                 "apiserver_current_inflight_requests{request_kind=\"readOnly\"} 2\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(text, "nodelet_mockapi_injected_faults_total{action=\"status\"} 1\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "# TYPE apiserver_storage_objects gauge\n"));
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(text, "apiserver_storage_objects{resource=\"leases.coordination.k8s.io\"} 0\n"));
@@ -197,7 +246,7 @@ static void test_metrics__watch_memory(void)
 	nl_buf out;
 	mock_watch_stats ws = {.watchers = 2, .buffered = 12345, .refused = 4};
 	nl_buf_init(&out, 0);
-	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, NULL, &ws, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, NULL, &ws, NULL, NULL), 0);
 	CU_ASSERT_PTR_NULL(strstr(out.data, "apiserver_terminated_watchers_total"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out.data, "\nnodelet_mockapi_watch_buffer_bytes 12345\n"));
 	CU_ASSERT_PTR_NOT_NULL(
@@ -206,7 +255,7 @@ static void test_metrics__watch_memory(void)
 	ws.terminated[MOCK_KIND_CONFIGMAP] = 3;
 	ws.terminated[MOCK_KIND_LEASE] = 1;
 	nl_buf_init(&out, 0);
-	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, NULL, &ws, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(mock_metrics_render(&out, NULL, &ws, NULL, NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(out.data, "# TYPE apiserver_terminated_watchers_total counter\n"
 	                     "apiserver_terminated_watchers_total{resource=\"configmaps\"} 3\n"));
@@ -280,7 +329,7 @@ static void test_metrics__served_at_metrics(void)
 	req.path = "/metrics";
 	mock_response resp;
 	mock_response_init(&resp);
-	CU_ASSERT_EQUAL(mock_metrics_handle(m, NULL, NULL, &req, &resp), 1);
+	CU_ASSERT_EQUAL(mock_metrics_handle(m, NULL, NULL, NULL, &req, &resp), 1);
 	CU_ASSERT_EQUAL(resp.code, 200);
 	CU_ASSERT_STRING_EQUAL(resp.content_type, "text/plain; version=0.0.4; charset=utf-8");
 	CU_ASSERT_PTR_NOT_NULL(strstr(resp.body.data, "# TYPE apiserver_request_total counter"));
@@ -288,13 +337,13 @@ static void test_metrics__served_at_metrics(void)
 
 	mock_response_init(&resp);
 	req.method = "POST";
-	CU_ASSERT_EQUAL(mock_metrics_handle(m, NULL, NULL, &req, &resp), 1);
+	CU_ASSERT_EQUAL(mock_metrics_handle(m, NULL, NULL, NULL, &req, &resp), 1);
 	CU_ASSERT_EQUAL(resp.code, 405);
 	mock_response_free(&resp);
 
 	mock_response_init(&resp);
 	req.path = "/metricsx";
-	CU_ASSERT_EQUAL(mock_metrics_handle(m, NULL, NULL, &req, &resp), 0);
+	CU_ASSERT_EQUAL(mock_metrics_handle(m, NULL, NULL, NULL, &req, &resp), 0);
 	mock_response_free(&resp);
 	mock_metrics_free(m);
 }

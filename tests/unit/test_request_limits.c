@@ -36,6 +36,43 @@ static void test_request_limits__budgets_per_kind(void)
 	CU_ASSERT_EQUAL(atomic_load(&f.mutating), 0);
 }
 
+/* apiserver_current_inflight_requests: the most in flight during the
+ * last whole second, per kind; the window is set ahead of the clock so
+ * that only the test's own calls roll it. */
+static void test_request_limits__watermark_of_the_last_second(void)
+{
+	mock_inflight f = {.max_readonly = 5, .max_mutating = 5};
+	long long w = (long long)mock_inflight_now_sec() + 100;
+	atomic_store(&f.window, w);
+	mock_inflight_slot a, b, m;
+	unsigned ro = 9, mu = 9;
+	CU_ASSERT_EQUAL(mock_inflight_enter(&a, &f, "get", 0), 0);
+	CU_ASSERT_EQUAL(mock_inflight_enter(&b, &f, "list", 0), 0);
+	mock_inflight_leave(&f, &b);
+	CU_ASSERT_EQUAL(mock_inflight_enter(&m, &f, "update", 0), 0);
+	/* still the window of the requests: the one before shows (none) */
+	CU_ASSERT_EQUAL(mock_inflight_watermarks(&f, w, &ro, &mu), 0);
+	CU_ASSERT_EQUAL(ro, 0);
+	CU_ASSERT_EQUAL(mu, 0);
+	/* the next second shows their peaks, 2 reads at once and 1 write */
+	CU_ASSERT_EQUAL(mock_inflight_watermarks(&f, w + 1, &ro, &mu), 0);
+	CU_ASSERT_EQUAL(ro, 2);
+	CU_ASSERT_EQUAL(mu, 1);
+	mock_inflight_leave(&f, &a);
+	mock_inflight_leave(&f, &m);
+	/* the second after: what was in flight when it began */
+	CU_ASSERT_EQUAL(mock_inflight_watermarks(&f, w + 2, &ro, &mu), 0);
+	CU_ASSERT_EQUAL(ro, 1);
+	CU_ASSERT_EQUAL(mu, 1);
+	/* idle seconds later: nothing */
+	CU_ASSERT_EQUAL(mock_inflight_watermarks(&f, w + 5, &ro, &mu), 0);
+	CU_ASSERT_EQUAL(ro, 0);
+	CU_ASSERT_EQUAL(mu, 0);
+	/* without limits there is no filter and no metric */
+	mock_inflight none = {.max_readonly = 0};
+	CU_ASSERT_EQUAL(mock_inflight_watermarks(&none, w, &ro, &mu), -1);
+}
+
 static void test_request_limits__zero_means_no_limit(void)
 {
 	mock_inflight f = {.max_readonly = 0, .max_mutating = 0};
@@ -62,6 +99,7 @@ static void test_request_limits__throttle_answer(void)
 static CU_TestInfo tests[] = {
     {"budgets_per_kind", test_request_limits__budgets_per_kind},
     {"zero_means_no_limit", test_request_limits__zero_means_no_limit},
+    {"watermark_of_the_last_second", test_request_limits__watermark_of_the_last_second},
     {"throttle_answer", test_request_limits__throttle_answer},
     CU_TEST_INFO_NULL,
 };

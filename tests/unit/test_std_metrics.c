@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <nodelet/process_metrics.h>
+
 #include "../../client/agent/std_metrics.h"
 #include "../cu_main.h"
 
@@ -125,8 +127,8 @@ static void test_std_metrics__process_stats_as_procfs_reads_them(void)
 	write_file(path, "2", "");
 	snprintf(path, sizeof(path), "%s/sysstat", dir);
 
-	nl__process_stats s;
-	CU_ASSERT_EQUAL_FATAL(nl__process_stats_read(&s, dir, path), 0);
+	nl_process_stats s;
+	CU_ASSERT_EQUAL_FATAL(nl_process_stats_read(&s, dir, path), 0);
 	CU_ASSERT_DOUBLE_EQUAL(s.cpu_seconds, 3.7, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(s.start_time, 1700000012.34, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(s.virtual_bytes, 104857600.0, 0.5);
@@ -136,7 +138,7 @@ static void test_std_metrics__process_stats_as_procfs_reads_them(void)
 
 	nl_buf b;
 	nl_buf_init(&b, 0);
-	CU_ASSERT_EQUAL_FATAL(nl__process_metrics_render(&b, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(nl_process_metrics_render(&b, &s), 0);
 	char *text = nl_buf_detach(&b, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text,
@@ -158,12 +160,12 @@ static void test_std_metrics__process_stats_as_procfs_reads_them(void)
 	write_file(dir, "limits",
 	           "Max open files            unlimited            unlimited     "
 	           "       files\n");
-	CU_ASSERT_EQUAL(nl__process_stats_read(&s, dir, path), 0);
+	CU_ASSERT_EQUAL(nl_process_stats_read(&s, dir, path), 0);
 	CU_ASSERT_DOUBLE_EQUAL(s.max_fds, 18446744073709551615.0, 1e4);
 	/* a stat that is not Linux's: an error, not garbage */
 	write_file(dir, "stat", "4242 no parenthesis\n");
-	CU_ASSERT_EQUAL(nl__process_stats_read(&s, dir, path), NL_EPARSE);
-	CU_ASSERT_EQUAL(nl__process_stats_read(&s, "/nonexistent", path), NL_EIO);
+	CU_ASSERT_EQUAL(nl_process_stats_read(&s, dir, path), NL_EPARSE);
+	CU_ASSERT_EQUAL(nl_process_stats_read(&s, "/nonexistent", path), NL_EIO);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
@@ -171,8 +173,8 @@ static void test_std_metrics__process_stats_as_procfs_reads_them(void)
 /* This process, for real: plausible values. */
 static void test_std_metrics__process_stats_of_this_process(void)
 {
-	nl__process_stats s;
-	CU_ASSERT_EQUAL_FATAL(nl__process_stats_read(&s, "/proc/self", "/proc/stat"), 0);
+	nl_process_stats s;
+	CU_ASSERT_EQUAL_FATAL(nl_process_stats_read(&s, "/proc/self", "/proc/stat"), 0);
 	CU_ASSERT(s.resident_bytes > 0);
 	CU_ASSERT(s.virtual_bytes >= s.resident_bytes);
 	CU_ASSERT(s.open_fds >= 3 && s.open_fds <= s.max_fds);

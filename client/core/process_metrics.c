@@ -1,16 +1,14 @@
-/* process_* as the Prometheus client libraries export them (client_golang's
- * process collector over prometheus/procfs): CPU time, memory, file
+/* process_* (nodelet/process_metrics.h): CPU time, memory, file
  * descriptors and start time of this process, read from /proc at each
  * scrape. Like procfs, USER_HZ is taken as 100 (what Linux reports to user
  * space on every architecture it runs on). */
 #include <dirent.h>
 #include <nodelet/errors.h>
+#include <nodelet/process_metrics.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "std_metrics.h"
 
 #define USER_HZ 100.0
 
@@ -28,7 +26,7 @@ static int slurp(char *buf, size_t cap, const char *path)
 
 /* /proc/<pid>/stat: the fields after "(comm)", which may hold spaces and
  * parentheses, so read from the last ')'. */
-static int read_stat(nl__process_stats *s, const char *dir, double btime)
+static int read_stat(nl_process_stats *s, const char *dir, double btime)
 {
 	char path[512], buf[2048];
 	snprintf(path, sizeof(path), "%s/stat", dir);
@@ -97,9 +95,9 @@ static int read_max_fds(double *out, const char *dir)
 	return 0;
 }
 
-int nl__process_stats_read(nl__process_stats *out, const char *dir, const char *stat_path)
+int nl_process_stats_read(nl_process_stats *out, const char *dir, const char *stat_path)
 {
-	nl__process_stats s;
+	nl_process_stats s;
 	double btime = 0;
 	int rc = read_btime(&btime, stat_path);
 	if (rc == 0)
@@ -113,7 +111,7 @@ int nl__process_stats_read(nl__process_stats *out, const char *dir, const char *
 	return rc;
 }
 
-int nl__process_metrics_render(nl_buf *out, const nl__process_stats *s)
+int nl_process_metrics_render(nl_buf *out, const nl_process_stats *s)
 {
 	/* client_golang's names and help texts, sorted by name as it gathers. */
 	return nl_buf_printf(
@@ -141,15 +139,12 @@ int nl__process_metrics_render(nl_buf *out, const nl__process_stats *s)
 	    s->virtual_bytes);
 }
 
-int nl__std_metrics_render(nl_buf *out, nl_client *c)
+int nl_process_metrics_render_self(nl_buf *out)
 {
-	nl_client_metrics m;
-	nl__process_stats ps;
-	nl_client_metrics_snapshot(&m, c);
-	int rc = nl__rest_client_metrics_render(out, &m);
+	nl_process_stats ps;
 	/* Without a readable /proc (not Linux, a sandbox) there are no
-	 * process_* metrics, as client_golang leaves them out on error. */
-	if (rc == 0 && nl__process_stats_read(&ps, "/proc/self", "/proc/stat") == 0)
-		rc = nl__process_metrics_render(out, &ps);
-	return rc;
+	 * process_* metrics. */
+	if (nl_process_stats_read(&ps, "/proc/self", "/proc/stat") != 0)
+		return 0;
+	return nl_process_metrics_render(out, &ps);
 }
