@@ -44,8 +44,8 @@ static int lease_written(nl_agent *a, int rc)
 	if (lapsed) {
 		char d[NL_DURATION_BUFSZ];
 		nl_duration_format(d, now - a->last_lease_write);
-		NL_LOG_INFO("node lease renewed after %s without a renewal; checking node status",
-		            d);
+		NL_LOG_INFO("Node lease renewed after a lapse, checking node status",
+		            NL_KV_STR("lapse", d));
 		a->status_check_owed = 1;
 		schedule_status(a, 0);
 	}
@@ -87,10 +87,10 @@ void nl__agent_heartbeat_failed(nl_agent *a)
 	a->heartbeat_failures++;
 	/* kubelet's closeAllConns: a connection the network silently dropped
 	 * would otherwise be reused, and every heartbeat would time out. */
-	NL_LOG_WARN("repeated heartbeat failures: closing the connections to %s",
-	            nl_client_server(a->client));
+	NL_LOG_WARN("Repeated heartbeat failures, closing the connections",
+	            NL_KV_STR("server", nl_client_server(a->client)));
 	if (nl_client_reset_connections(a->client) != 0)
-		NL_LOG_ERROR("cannot close the connections: out of memory");
+		NL_LOG_ERROR("out of memory", "Cannot close the connections");
 }
 
 static void heartbeat_hook(void *payload)
@@ -277,7 +277,7 @@ static void schedule_status(nl_agent *a, int64_t delay)
 	cancel(a, &a->status_timer);
 	if (nl_clock_after(&a->status_timer, a->clock, delay > 0 ? delay : 0, status_tick, a) !=
 	    0) {
-		NL_LOG_ERROR("cannot schedule the node status report: out of memory");
+		NL_LOG_ERROR("out of memory", "Cannot schedule the node status report");
 		a->status_timer = 0;
 	}
 }
@@ -310,7 +310,7 @@ static void register_tick(void *payload)
 		/* The lease controller may have found no Node a moment ago and
 		 * be waiting a whole renew interval: the Node is there now. */
 		if (nl_lease_controller_kick(a->lease) != 0)
-			NL_LOG_ERROR("cannot schedule the node lease sync: out of memory");
+			NL_LOG_ERROR("out of memory", "Cannot schedule the node lease sync");
 		return;
 	}
 	if (nl_clock_stopped(a->clock))
@@ -320,7 +320,7 @@ static void register_tick(void *payload)
 	                          : NL_AGENT_REGISTER_MAX_BACKOFF_USEC;
 	if (nl_clock_after(&a->register_timer, a->clock, a->register_backoff, register_tick, a) !=
 	    0) {
-		NL_LOG_ERROR("cannot schedule node registration: out of memory");
+		NL_LOG_ERROR("out of memory", "Cannot schedule node registration");
 		a->register_timer = 0;
 	}
 }
@@ -400,7 +400,7 @@ int nl_agent_set_config(nl_agent *a, const nl_nodelet_config *cfg)
 	if (restart_shutdown) {
 		nl__agent_shutdown_stop(a);
 		if (copy->shutdown_grace_period_usec > 0 && nl__agent_shutdown_start(a) != 0)
-			NL_LOG_ERROR("cannot start the node shutdown manager: out of memory");
+			NL_LOG_ERROR("out of memory", "Cannot start the node shutdown manager");
 	}
 	nl__agent_thresholds_load(a);
 	nl_lease_controller_set_lease_duration(a->lease, cfg->lease_duration_seconds);

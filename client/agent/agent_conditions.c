@@ -154,8 +154,9 @@ void nl__agent_observe(nl_agent *a)
 	                           nl_clock_mono(a->clock));
 	for (int p = 0; p < NL_PRESSURE_COUNT; p++)
 		if (before[p] != a->under_pressure[p])
-			NL_LOG_INFO("node condition %s is now %s", nl_pressure_condition_type(p),
-			            a->under_pressure[p] ? "True" : "False");
+			NL_LOG_INFO("Node condition changed",
+			            NL_KV_STR("condition", nl_pressure_condition_type(p)),
+			            NL_KV_STR("status", a->under_pressure[p] ? "True" : "False"));
 	self_check(a);
 }
 

@@ -124,7 +124,8 @@ static int root(nl_buf *body, int *code, const char *name, const health_check *c
 		} else if ((why = c->check(st)) != NULL) {
 			failed = 1;
 			rc = nl_buf_printf(&list, "[-]%s failed: reason withheld\n", c->name);
-			NL_LOG_V(2, "%s check failed: [-]%s failed: %s", name + 1, c->name, why);
+			NL_LOG_V(2, "Health check failed", NL_KV_STR("endpoint", name + 1),
+			         NL_KV_STR("check", c->name), NL_KV_STR("reason", why));
 		} else {
 			rc = nl_buf_printf(&list, "[+]%s ok\n", c->name);
 		}

@@ -385,7 +385,7 @@ int nl__agent_metrics_start(nl__agent_metrics **out, nl_agent *a, nl_config_cont
 		nl__agent_metrics_stop(m);
 		return rc;
 	}
-	NL_LOG_INFO("serving metrics and healthz on port %u", m->port);
+	NL_LOG_INFO("Serving metrics and healthz", NL_KV_UINT("port", m->port));
 	*out = m;
 	return 0;
 }

@@ -165,18 +165,18 @@ static int set_node_owner(json_object *lease, nl_lease_controller *lc)
 
 	if (rc != 0) {
 		call_failed(&err, rc, status);
-		NL_LOG_ERROR("failed to get node \"%s\" when trying to set owner ref to the node "
-		             "lease: %s",
-		             lc->node_name, err.msg);
+		NL_LOG_ERROR(err.msg,
+		             "Failed to get node when trying to set owner ref to the node lease",
+		             NL_KV_REF("node", NULL, lc->node_name));
 		return 0;
 	}
 	nl_status_free(status);
 	const char *uid = nl_meta_uid(node);
 	if (!uid || !*uid) {
 		/* An owner without uid would be rejected (422); treat as unreadable. */
-		NL_LOG_ERROR(
-		    "node \"%s\" has no metadata.uid; cannot set owner ref to the node lease",
-		    lc->node_name);
+		NL_LOG_ERROR("the node has no metadata.uid",
+		             "Failed to get node when trying to set owner ref to the node lease",
+		             NL_KV_REF("node", NULL, lc->node_name));
 		json_object_put(node);
 		return 0;
 	}
@@ -730,13 +730,13 @@ static int update_once(nl_lease_controller *lc, const char *base, size_t base_le
 	if (rc == NL_ENOTFOUND)
 		rc = renewal_tree(&lease, lc, base, base_len, renew);
 	if (rc != 0) {
-		NL_LOG_ERROR("failed to prepare node lease: %s", nl_strerror(rc));
+		NL_LOG_ERROR(nl_strerror(rc), "Failed to prepare node lease");
 		return rc;
 	}
 	if (lease && !has_owner_references(lease)) {
-		NL_LOG_ERROR("failed to prepare node lease: node \"%s\" cannot be read, not "
-		             "renewing",
-		             lc->node_name);
+		NL_LOG_ERROR("the node cannot be read, not renewing",
+		             "Failed to prepare node lease",
+		             NL_KV_REF("node", NULL, lc->node_name));
 		json_object_put(lease);
 		lc->round_unsent++;
 		return NL_ENOTFOUND;
@@ -751,13 +751,14 @@ static int update_once(nl_lease_controller *lc, const char *base, size_t base_le
 		if (nl_log_enabled(4)) {
 			blob_resource_version(rv, sizeof(rv), lc, lc->latest ? lc->latest : "",
 			                      lc->latest_len);
-			NL_LOG_V(4, "renewed node lease %s/%s: renewTime %s, resourceVersion %s",
-			         lc->lease_namespace, lc->lease_name, renew, rv);
+			NL_LOG_V(4, "Renewed node lease",
+			         NL_KV_REF("lease", lc->lease_namespace, lc->lease_name),
+			         NL_KV_STR("renewTime", renew), NL_KV_STR("resourceVersion", rv));
 		}
 		return 0;
 	}
 	call_failed(&err, rc, status);
-	NL_LOG_ERROR("failed to update node lease, error: %s", err.msg);
+	NL_LOG_ERROR(err.msg, "Failed to update lease");
 	return rc;
 }
 
@@ -872,9 +873,8 @@ static int round_over(nl_lease_controller *lc, int rc)
 		if (rc == 0 || rc == NL_ECANCELED)
 			return sync_finish(lc, rc);
 		round_error(why, sizeof(why), lc);
-		NL_LOG_INFO("failed to update lease using latest lease, fallback to ensure lease, "
-		            "err: %s",
-		            why);
+		NL_LOG_INFO("failed to update lease using latest lease, fallback to ensure lease",
+		            NL_KV_STR("err", why));
 		free(lc->sync.base);
 		lc->sync.base = NULL;
 		lc->sync.has_base = 0;
@@ -884,7 +884,7 @@ static int round_over(nl_lease_controller *lc, int rc)
 		if (rc != 0 && rc != NL_ECANCELED) {
 			nl_duration_format(d, nl_lease_controller_renew_interval(lc));
 			round_error(why, sizeof(why), lc);
-			NL_LOG_ERROR("%s, will retry after %s", why, d);
+			NL_LOG_ERROR(why, "Will retry updating lease", NL_KV_STR("interval", d));
 		}
 		return sync_finish(lc, rc);
 	default: /* ROUND_ALONE: nl__lease_retry_update */
@@ -915,7 +915,8 @@ static int ensured(nl_lease_controller *lc, json_object *lease, int created)
 	if (!lease)
 		return sync_finish(lc, NL_ENOTFOUND);
 	if (created) {
-		NL_LOG_V(4, "created node lease %s/%s", lc->lease_namespace, lc->lease_name);
+		NL_LOG_V(4, "Created node lease",
+		         NL_KV_REF("lease", lc->lease_namespace, lc->lease_name));
 		return sync_finish(lc, 0);
 	}
 	if (!lc->latest)
@@ -951,7 +952,8 @@ static int ensure_step(nl_lease_controller *lc, int64_t *wait)
 	s->sleep =
 	    2 * s->sleep < NL_LEASE_MAX_BACKOFF_USEC ? 2 * s->sleep : NL_LEASE_MAX_BACKOFF_USEC;
 	nl_duration_format(d, s->sleep);
-	NL_LOG_ERROR("failed to ensure node lease exists, will retry in %s, error: %s", d, err.msg);
+	NL_LOG_ERROR(err.msg, "Failed to ensure lease exists, will retry",
+	             NL_KV_STR("interval", d));
 	*wait = s->sleep;
 	return STEP_WAIT;
 }
@@ -1122,7 +1124,7 @@ static int sync_async(nl_lease_controller *lc)
 		if (rc != NL_ECANCELED) {
 			/* No timer, no way to wait: give this sync up; the next
 			 * interval starts over. */
-			NL_LOG_ERROR("cannot schedule the node lease backoff: %s", nl_strerror(rc));
+			NL_LOG_ERROR(nl_strerror(rc), "Cannot schedule the node lease backoff");
 			sync_reset(lc);
 			return 1;
 		}

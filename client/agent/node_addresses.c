@@ -123,7 +123,7 @@ int nl_node_ips_parse(nl_node_ips *out, const char *arg, nl_err *err)
 			len--;
 		snprintf(entry, sizeof(entry), "%.*s", (int)(len < 255 ? len : 255), p);
 		if (len >= sizeof(entry) || parse_ip(&ip, entry) != 0)
-			NL_LOG_INFO("Could not parse node IP. Ignoring: IP=\"%s\"", entry);
+			NL_LOG_INFO("Could not parse node IP. Ignoring", NL_KV_STR("IP", entry));
 		else if (n < 3)
 			ips[n++] = ip;
 		if (!comma)

@@ -177,8 +177,8 @@ static json_object *addresses(const nl_agent *a)
 		host = &net;
 	}
 	if (nl_node_addresses(&list, &a->node_ips, a->node_name, a->node_name, host, &err) != 0)
-		NL_LOG_ERROR("Failed to set some node status fields: err=\"%s\" node=\"%s\"",
-		             err.msg, a->node_name);
+		NL_LOG_ERROR(err.msg, "Failed to set some node status fields",
+		             NL_KV_REF("node", NULL, a->node_name));
 	return list;
 }
 
@@ -302,21 +302,21 @@ static int adopt_existing(nl_agent *a)
 	char *patch = NULL;
 	int rc = nl_node_get(&node, a->client, a->node_name, &res);
 	if (rc != 0) {
-		NL_LOG_ERROR("Unable to register node with API server, error getting existing "
-		             "node \"%s\": %s",
-		             a->node_name, res.message);
+		NL_LOG_ERROR(res.message,
+		             "Unable to register node with API server, error getting existing node",
+		             NL_KV_REF("node", NULL, a->node_name));
 		goto done;
 	}
-	NL_LOG_INFO("Node was previously registered: node=\"%s\"", a->node_name);
+	NL_LOG_INFO("Node was previously registered", NL_KV_REF("node", NULL, a->node_name));
 	if ((rc = label_patch(&patch, a, node)) != 0)
 		goto done;
 	if (patch) {
 		rc = nl_node_patch_status(&patched, a->client, a->node_name, NL_PATCH_STRATEGIC,
 		                          patch, strlen(patch), &res);
 		if (rc != 0) {
-			NL_LOG_ERROR("Unable to reconcile node \"%s\" with API server, error "
-			             "updating node: %s",
-			             a->node_name, res.message);
+			NL_LOG_ERROR(res.message,
+			             "Unable to reconcile node with API server,error updating node",
+			             NL_KV_REF("node", NULL, a->node_name));
 			goto done;
 		}
 	}
@@ -338,10 +338,10 @@ int nl_agent_register_node(nl_agent *a)
 	if (a->registered)
 		return 0;
 	if ((rc = build_node(&node, a)) != 0) {
-		NL_LOG_ERROR("Unable to construct v1.Node object for nodelet: %s", nl_strerror(rc));
+		NL_LOG_ERROR(nl_strerror(rc), "Unable to construct v1.Node object for kubelet");
 		return rc;
 	}
-	NL_LOG_INFO("Attempting to register node: node=\"%s\"", a->node_name);
+	NL_LOG_INFO("Attempting to register node", NL_KV_REF("node", NULL, a->node_name));
 	rc = nl_node_create(&created, a->client, node, &res);
 	if (rc == 0) {
 		/* The Node was created with its status: that is a report. */
@@ -352,11 +352,11 @@ int nl_agent_register_node(nl_agent *a)
 	} else if (rc == NL_EEXISTS) {
 		rc = adopt_existing(a);
 	} else {
-		NL_LOG_ERROR("Unable to register node with API server: node=\"%s\": %s",
-		             a->node_name, res.message);
+		NL_LOG_ERROR(res.message, "Unable to register node with API server",
+		             NL_KV_REF("node", NULL, a->node_name));
 	}
 	if (rc == 0)
-		NL_LOG_INFO("Successfully registered node: node=\"%s\"", a->node_name);
+		NL_LOG_INFO("Successfully registered node", NL_KV_REF("node", NULL, a->node_name));
 	json_object_put(node);
 	json_object_put(created);
 	nl_result_clear(&res);

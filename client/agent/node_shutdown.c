@@ -115,10 +115,10 @@ static void gave_up(nl__shutdown *m)
 {
 	close_bus(m);
 	if (!m->ever_watched) {
-		NL_LOG_ERROR("Failed to start node shutdown manager: %s", m->why);
+		NL_LOG_ERROR(m->why, "Failed to start node shutdown manager");
 		return;
 	}
-	NL_LOG_ERROR("Unable to watch the node for shutdown events: %s", m->why);
+	NL_LOG_ERROR(m->why, "Unable to watch the node for shutdown events");
 	if (nl_clock_after(&m->reconnect_timer, m->agent->clock, RECONNECT_USEC, reconnect_tick,
 	                   m) != 0)
 		m->reconnect_timer = 0;
@@ -155,7 +155,7 @@ static int on_inhibit(sd_bus_message *reply, void *payload, sd_bus_error *ret)
 		close(m->lock_fd);
 	m->lock_fd = fd;
 	m->watching = m->ever_watched = 1;
-	NL_LOG_V(2, "node shutdown manager holds a delay inhibitor lock for shutdown");
+	NL_LOG_V(2, "Node shutdown manager holds a delay inhibitor lock for shutdown");
 	return 0;
 }
 
@@ -215,7 +215,8 @@ static int on_prepare(sd_bus_message *msg, void *payload, sd_bus_error *ret)
 	int active = 0;
 	(void)ret;
 	if (sd_bus_message_read(msg, "b", &active) < 0) {
-		NL_LOG_ERROR("Failed obtaining shutdown event, PrepareForShutdown event was not "
+		NL_LOG_ERROR(NULL,
+		             "Failed obtaining shutdown event, PrepareForShutdown event was not "
 		             "bool type as expected");
 		return 0;
 	}
@@ -224,7 +225,7 @@ static int on_prepare(sd_bus_message *msg, void *payload, sd_bus_error *ret)
 	if (!m->handle_timer &&
 	    nl_clock_after(&m->handle_timer, m->agent->clock, 0, handle_tick, m) != 0) {
 		m->handle_timer = 0;
-		NL_LOG_ERROR("cannot handle the shutdown event: out of memory");
+		NL_LOG_ERROR("out of memory", "Cannot handle the shutdown event");
 	}
 	return 0;
 }
@@ -244,10 +245,14 @@ static void post_event(nl_agent *a, const char *message)
 	                      .host = a->node_name};
 	json_object *out = NULL;
 	nl_result res = NL_RESULT_INIT;
-	NL_LOG_V(3, "Event(Node %s): type: 'Normal' reason: '%s' %s", a->node_name,
-	         SHUTDOWN_EVENT_REASON, message);
+	/* client-go's recorder with StartStructuredLogging(3), as kubelet starts it */
+	NL_LOG_V(3, "Event occurred", NL_KV_REF("object", NULL, a->node_name),
+	         NL_KV_STR("fieldPath", ""), NL_KV_STR("kind", "Node"),
+	         NL_KV_STR("apiVersion", "v1"), NL_KV_STR("type", "Normal"),
+	         NL_KV_STR("reason", SHUTDOWN_EVENT_REASON), NL_KV_STR("message", message));
 	if (nl_event_record(&out, a->client, &spec, &res) != 0)
-		NL_LOG_ERROR("failed to send event, error: %s", res.message);
+		NL_LOG_ERROR(res.message, "Unable to write event",
+		             NL_KV_STR("reason", SHUTDOWN_EVENT_REASON));
 	json_object_put(out);
 	nl_result_clear(&res);
 }
@@ -266,8 +271,8 @@ static void handle_tick(void *payload)
 	int shutting_down = m->signalled == 1;
 	m->handle_timer = 0;
 	m->signalled = 0;
-	NL_LOG_V(1, "Shutdown manager detected new shutdown event: event=\"%s\"",
-	         shutting_down ? "shutdown" : "cancelled");
+	NL_LOG_V(1, "Shutdown manager detected new shutdown event",
+	         NL_KV_STR("event", shutting_down ? "shutdown" : "cancelled"));
 	post_event(a, shutting_down ? "Shutdown manager detected shutdown event"
 	                            : "Shutdown manager detected shutdown cancellation");
 	a->shutting_down = shutting_down;
@@ -355,7 +360,8 @@ static void on_timer_ready(int fd, uint32_t events, void *payload)
 	uint64_t n;
 	(void)events;
 	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		NL_LOG_V(4, "node shutdown manager: timerfd read: %s", strerror(errno));
+		NL_LOG_V(4, "Node shutdown manager cannot read its timer",
+		         NL_KV_STR("err", strerror(errno)));
 	pump(payload);
 }
 
@@ -404,9 +410,8 @@ int nl__agent_shutdown_start(nl_agent *a)
 	char g[NL_DURATION_BUFSZ], c[NL_DURATION_BUFSZ];
 	nl_duration_format(g, a->config->shutdown_grace_period_usec);
 	nl_duration_format(c, a->config->shutdown_grace_period_critical_pods_usec);
-	NL_LOG_INFO("Creating node shutdown manager: shutdownGracePeriodRequested=\"%s\" "
-	            "shutdownGracePeriodCriticalPods=\"%s\"",
-	            g, c);
+	NL_LOG_INFO("Creating node shutdown manager", NL_KV_STR("shutdownGracePeriodRequested", g),
+	            NL_KV_STR("shutdownGracePeriodCriticalPods", c));
 	connect_bus(m);
 	return 0;
 }
@@ -447,8 +452,8 @@ int nl_agent_shutdown_lock_held(const nl_agent *a)
 int nl__agent_shutdown_start(nl_agent *a)
 {
 	(void)a;
-	NL_LOG_ERROR("Failed to start node shutdown manager: nodelet was built without "
-	             "systemd (configure --without-systemd)");
+	NL_LOG_ERROR("nodelet was built without systemd (configure --without-systemd)",
+	             "Failed to start node shutdown manager");
 	return 0;
 }
 

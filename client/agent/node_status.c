@@ -222,8 +222,9 @@ static int try_update(nl_agent *a, int attempt, nl_result *res)
 	a->last_report_mono = mono;
 	a->reports++;
 	a->status_check_owed = 0;
-	NL_LOG_V(4, "updated node status: node=\"%s\" Ready=%s changed=%s", a->node_name,
-	         a->not_ready[0] ? "False" : "True", changed ? "true" : "false");
+	NL_LOG_V(4, "Updated node status", NL_KV_REF("node", NULL, a->node_name),
+	         NL_KV_STR("Ready", a->not_ready[0] ? "False" : "True"),
+	         NL_KV_BOOL("changed", changed));
 done:
 	json_object_put(node);
 	json_object_put(patch);
@@ -248,16 +249,18 @@ int nl_agent_sync_status(nl_agent *a)
 		if (rc == NL_ENOTFOUND) {
 			/* Not a connectivity problem, and trying again at once will
 			 * not bring the Node back: no hook, no retries. */
-			NL_LOG_ERROR("Unable to update node status: error getting node \"%s\": %s",
-			             a->node_name, res.message);
+			char why[1400];
+			snprintf(why, sizeof(why), "error getting node \"%.255s\": %.1024s",
+			         a->node_name, res.message);
+			NL_LOG_ERROR(why, "Unable to update node status");
 			break;
 		}
 		if (i > 0)
 			nl__agent_heartbeat_failed(a);
-		NL_LOG_ERROR("Error updating node status, will retry: %s", res.message);
+		NL_LOG_ERROR(res.message, "Error updating node status, will retry");
 		if (i == NL_AGENT_STATUS_UPDATE_RETRIES - 1)
-			NL_LOG_ERROR("Unable to update node status: update node status exceeds "
-			             "retry count");
+			NL_LOG_ERROR("update node status exceeds retry count",
+			             "Unable to update node status");
 	}
 	nl_result_clear(&res);
 	return rc;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nodelet/flags.h"
+#include "nodelet/log.h"
 
 int nl_flags_usage_error(const char *prog, const char *fmt, ...)
 {
@@ -55,5 +56,17 @@ int nl_flags_parse_verbosity(const char *prog, const char *arg, int max, int *ou
 	if (*end || v > max)
 		return nl_flags_usage_error(prog, "invalid value \"%s\" for -v", arg);
 	*out = (int)v;
+	return 0;
+}
+
+int nl_flags_parse_logging_format(const char *prog, const char *arg)
+{
+	nl_log_format f;
+	if (nl_log_format_parse(&f, arg) != 0) {
+		char why[512];
+		nl_log_format_error(why, sizeof(why), arg);
+		return nl_flags_usage_error(prog, "%s", why);
+	}
+	nl_log_set_format(f);
 	return 0;
 }

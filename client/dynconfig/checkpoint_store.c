@@ -125,8 +125,8 @@ const char *nl_checkpoint_store_dir(const nl_checkpoint_store *s)
 
 int nl_checkpoint_store_initialize(nl_checkpoint_store *s, nl_err *err)
 {
-	NL_LOG_INFO("nodelet config controller initializing config checkpoints directory %s",
-	            s->dir);
+	NL_LOG_INFO("Nodelet config controller initializing config checkpoints directory",
+	            NL_KV_STR("path", s->dir));
 	char *meta = path_join(s->dir, META_DIR, NULL, NULL);
 	char *assigned = meta_path(s, ASSIGNED_FILE), *lkg = meta_path(s, LAST_KNOWN_GOOD_FILE);
 	char *checkpoints = path_join(s->dir, CHECKPOINTS_DIR, NULL, NULL);
@@ -222,7 +222,8 @@ int nl_checkpoint_store_save(nl_checkpoint_store *s, const char *uid, const char
 		/* A uid/resourceVersion names one immutable object version, and the
 		 * directory only ever appears complete (rename), so it holds these
 		 * very files already. */
-		NL_LOG_INFO("checkpoint already exists for UID: %s, ResourceVersion: %s", uid, rv);
+		NL_LOG_INFO("Checkpoint already exists", NL_KV_STR("UID", uid),
+		            NL_KV_STR("resourceVersion", rv));
 		rc = 0;
 	}
 	free(parent);
@@ -244,9 +245,8 @@ int nl_checkpoint_store_load(char **out, size_t *len_out, nl_checkpoint_store *s
 	rc = check_name("file key", src->kubelet_config_key, err);
 	if (rc != 0)
 		return rc;
-	NL_LOG_INFO("nodelet config controller loading nodelet configuration checkpoint for "
-	            "source %s",
-	            text);
+	NL_LOG_INFO("Nodelet config controller loading nodelet configuration checkpoint",
+	            NL_KV_STR("source", text));
 	char *path = path_join(s->dir, CHECKPOINTS_DIR, src->uid, src->resource_version);
 	char *file = path ? path_join(path, src->kubelet_config_key, NULL, NULL) : NULL;
 	char *data = NULL;

@@ -138,9 +138,9 @@ static int graduate(nl_config_controller *cc, nl_err *err)
 			rc = nl__config_status_set_last_known_good(&cc->status, assigned);
 		if (rc == 0 && assigned) {
 			nl_config_source_api_path(api, sizeof(api), assigned);
-			NL_LOG_INFO(
-			    "updated last-known-good config to %s, UID: %s, ResourceVersion: %s",
-			    api, assigned->uid, assigned->resource_version);
+			NL_LOG_INFO("Updated last-known-good config", NL_KV_STR("source", api),
+			            NL_KV_STR("UID", assigned->uid),
+			            NL_KV_STR("resourceVersion", assigned->resource_version));
 		}
 	}
 	nl_config_source_free(assigned);
@@ -156,13 +156,11 @@ int nl_config_controller_check_trial(nl_config_controller *cc)
 		return 0;
 	int rc = in_trial(&trial, cc, &err);
 	if (rc != 0) {
-		NL_LOG_ERROR("failed to check trial period for assigned config, error: %s",
-		             err.msg);
+		NL_LOG_ERROR(err.msg, "Failed to check trial period for assigned config");
 		return rc;
 	}
 	if (!trial && (rc = graduate(cc, &err)) != 0)
-		NL_LOG_ERROR("failed to set last-known-good to assigned config, error: %s",
-		             err.msg);
+		NL_LOG_ERROR(err.msg, "Failed to set last-known-good to assigned config");
 	return rc;
 }
 
@@ -223,11 +221,11 @@ int nl_config_controller_bootstrap(nl_nodelet_config **out, nl_config_controller
 	nl_nodelet_config *cfg = NULL;
 	const char *reason = NULL;
 	nl_err why = {0};
-	NL_LOG_INFO("starting controller");
+	NL_LOG_INFO("Starting controller");
 	nl_jitter_until_stop(&cc->trial_loop);
 	cc->using_assigned = 0;
 	nl__config_status_reset(&cc->status);
-	NL_LOG_INFO("ensuring filesystem is set up correctly");
+	NL_LOG_INFO("Ensuring filesystem is set up correctly");
 	int rc = nl_checkpoint_store_initialize(cc->store, err);
 	if (rc == 0)
 		rc = nl_checkpoint_store_assigned(&assigned, cc->store, err);
@@ -246,7 +244,7 @@ int nl_config_controller_bootstrap(nl_nodelet_config **out, nl_config_controller
 		goto done;
 	}
 	/* Assert: the assigned config failed to load or validate. */
-	NL_LOG_ERROR("%s, error: %s", reason, why.msg);
+	NL_LOG_ERROR(why.msg, "Assigned config failed", NL_KV_STR("reason", reason));
 	rc = roll_back(&cfg, cc, reason, lkg, err);
 done:
 	nl_config_source_free(assigned);

@@ -298,8 +298,8 @@ static int decode_document(nl_nodelet_config *c, json_object *doc, const char *n
 	{
 		(void)val;
 		if (!known_key(key))
-			NL_LOG_WARN("%s: strict decoding error: unknown field \"%s\"; ignored",
-			            name, key);
+			NL_LOG_WARN("Strict decoding error: unknown field, ignored",
+			            NL_KV_STR("path", name), NL_KV_STR("field", key));
 	}
 	return 0;
 }

@@ -320,9 +320,10 @@ static int patch_status(nl_config_controller *cc, json_object *node, json_object
 		/* Kubernetes 1.24+: Node.status.config is dropped unless already
 		 * set; the condition and the annotation carry the status. */
 		st->server_drops_config = 1;
-		NL_LOG_INFO("the API server does not keep Node.status.config; reporting the config "
-		            "status in the %s condition and the %s annotation only",
-		            NL_CONFIG_CONDITION_TYPE, NL_CONFIG_STATUS_ANNOTATION);
+		NL_LOG_INFO("The API server does not keep Node.status.config, reporting the config "
+		            "status in a condition and an annotation only",
+		            NL_KV_STR("condition", NL_CONFIG_CONDITION_TYPE),
+		            NL_KV_STR("annotation", NL_CONFIG_STATUS_ANNOTATION));
 	}
 	json_object_put(answer);
 	return 0;
@@ -357,17 +358,17 @@ int nl__config_status_sync(nl_config_controller *cc)
 	if (!st->pending)
 		return 0;
 	st->pending = 0;
-	NL_LOG_INFO("updating Node.Status.Config");
+	NL_LOG_INFO("Updating Node.Status.Config");
 	int rc = cc->ops.get_node(&node, &status, cc->node_name, cc->ops.payload);
 	if (rc != 0) {
 		nl__config_call_failed(&err, rc, status);
-		NL_LOG_ERROR("could not get Node \"%s\", will not sync status, error: %s",
-		             cc->node_name, err.msg);
+		NL_LOG_ERROR(err.msg, "Could not get Node, will not sync status",
+		             NL_KV_REF("node", NULL, cc->node_name));
 	} else {
 		nl_status_free(status);
 		rc = sync_with_node(cc, node, &err);
 		if (rc != 0)
-			NL_LOG_ERROR("failed to patch node status, error: %s", err.msg);
+			NL_LOG_ERROR(err.msg, "Failed to patch node status");
 		json_object_put(node);
 	}
 	/* Retried at the next tick (upstream drops a failed patch). */

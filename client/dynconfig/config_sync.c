@@ -158,9 +158,11 @@ static int download(json_object **out, nl_config_controller *cc, nl_config_sourc
 	nl_status *status = NULL;
 	nl_config_source_api_path(api, sizeof(api), src);
 	if (cached_configmap(&cm, cc, src) == 0) {
-		NL_LOG_INFO("nodelet config controller found %s in the informer's cache", api);
+		NL_LOG_INFO("Nodelet config controller found the source in the informer's cache",
+		            NL_KV_STR("source", api));
 	} else {
-		NL_LOG_INFO("nodelet config controller attempting to download %s", api);
+		NL_LOG_INFO("Nodelet config controller attempting to download the source",
+		            NL_KV_STR("source", api));
 		int rc = cc->ops.get_configmap(&cm, &status, src->namespace_, src->name,
 		                               cc->ops.payload);
 		if (rc != 0) {
@@ -256,8 +258,9 @@ static int save_checkpoint(nl_config_controller *cc, const nl_config_source *src
 		return fail(f, NL_CONFIG_ERR_INTERNAL, rc);
 	nl_config_source_api_path(api, sizeof(api), src);
 	if (exists) {
-		NL_LOG_INFO("checkpoint already exists for %s, UID: %s, ResourceVersion: %s", api,
-		            src->uid, src->resource_version);
+		NL_LOG_INFO("Checkpoint already exists", NL_KV_STR("source", api),
+		            NL_KV_STR("UID", src->uid),
+		            NL_KV_STR("resourceVersion", src->resource_version));
 		return 0;
 	}
 	nl_checkpoint_file *files = NULL;
@@ -337,7 +340,7 @@ int nl_config_controller_sync_config(nl_config_controller *cc)
 		snprintf(reason, sizeof(reason), NL_CONFIG_SYNC_ERROR_FMT,
 		         f.reason ? f.reason : NL_CONFIG_ERR_INTERNAL);
 		nl__config_status_set_error_override(&cc->status, reason);
-		NL_LOG_ERROR("%s, error: %s", reason, f.detail.msg);
+		NL_LOG_ERROR(f.detail.msg, "Config sync failed", NL_KV_STR("reason", reason));
 		/* Retried at the next tick. */
 		cc->pending_config = 1;
 	}
@@ -362,8 +365,11 @@ static void post_event(nl_config_controller *cc, const char *message)
 	                      .host = cc->node_name};
 	int rc = nl_event_new(&event, &spec, nl_clock_now(cc->clock));
 	if (rc == 0) {
-		NL_LOG_V(3, "Event(Node %s): type: 'Normal' reason: '%s' %s", cc->node_name,
-		         NL_CONFIG_CHANGED_EVENT_REASON, message);
+		NL_LOG_V(3, "Event occurred", NL_KV_REF("object", NULL, cc->node_name),
+		         NL_KV_STR("fieldPath", ""), NL_KV_STR("kind", "Node"),
+		         NL_KV_STR("apiVersion", "v1"), NL_KV_STR("type", "Normal"),
+		         NL_KV_STR("reason", NL_CONFIG_CHANGED_EVENT_REASON),
+		         NL_KV_STR("message", message));
 		rc = cc->ops.create_event(&answer, &status, nl_meta_namespace(event), event,
 		                          cc->ops.payload);
 		if (rc != 0)
@@ -374,7 +380,8 @@ static void post_event(nl_config_controller *cc, const char *message)
 		nl_err_set(&err, rc, "%s", nl_strerror(rc));
 	}
 	if (rc != 0)
-		NL_LOG_ERROR("failed to send event, error: %s", err.msg);
+		NL_LOG_ERROR(err.msg, "Unable to write event",
+		             NL_KV_STR("reason", NL_CONFIG_CHANGED_EVENT_REASON));
 	json_object_put(answer);
 	json_object_put(event);
 }
@@ -394,16 +401,17 @@ static void restart_with(nl_config_controller *cc, const nl_config_source *src)
 		snprintf(message, sizeof(message), "%s", NL_CONFIG_EVENT_LOCAL_MESSAGE);
 	}
 	post_event(cc, message);
-	NL_LOG_INFO("%s", message);
+	NL_LOG_INFO("Nodelet config changed, restarting", NL_KV_STR("message", message));
 	/* What the restarted process would do first. */
 	int rc = nl_config_controller_bootstrap(&cfg, cc, &err);
 	if (rc != 0) {
-		NL_LOG_ERROR("failed to bootstrap the new configuration: %s", err.msg);
+		NL_LOG_ERROR(err.msg, "Failed to bootstrap the new configuration");
 	} else {
 		/* The Event names the assigned config; a rollback runs another. */
 		char using[1100];
 		const char *which = nl__config_status_using(using, sizeof(using), &cc->status);
-		NL_LOG_INFO("restarting on the %s configuration, %s", which, using);
+		NL_LOG_INFO("Restarting on a configuration", NL_KV_STR("configuration", which),
+		            NL_KV_STR("condition", using));
 	}
 	if (cc->restart)
 		cc->restart(rc, cfg, cc->restart_payload);
@@ -430,7 +438,7 @@ static void cache(json_object **slot, json_object *obj)
 	json_object *copy = NULL;
 	if (obj && json_object_deep_copy(obj, &copy, NULL) != 0) {
 		/* Without a copy the next sync GETs instead. */
-		NL_LOG_ERROR("out of memory caching an informer object");
+		NL_LOG_ERROR("out of memory", "Cannot cache an informer object");
 		copy = NULL;
 	}
 	json_object_put(*slot);
@@ -450,8 +458,8 @@ void nl_config_controller_on_node_delete(nl_config_controller *cc, json_object *
 	(void)node;
 	cache(&cc->node, NULL);
 	NL_LOG_INFO("Node was deleted, sync-loop will continue because the nodelet might recreate "
-	            "the Node, node: %s",
-	            cc->node_name);
+	            "the Node",
+	            NL_KV_REF("node", NULL, cc->node_name));
 }
 
 void nl_config_controller_on_configmap(nl_config_controller *cc, json_object *cm)

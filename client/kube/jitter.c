@@ -40,7 +40,7 @@ static void schedule(nl_jitter_until *j)
 	j->last_wait = wait;
 	j->due = nl_clock_mono(j->clock) + wait;
 	if (nl_clock_after(&j->timer, j->clock, wait, jitter_tick, j) != 0) {
-		NL_LOG_ERROR("cannot schedule the next periodic run: out of memory; stopping it");
+		NL_LOG_ERROR("out of memory", "Cannot schedule the next periodic run, stopping it");
 		j->timer = 0;
 		j->running = 0;
 	}

@@ -114,11 +114,11 @@ static void restart_cb(int rc, nl_nodelet_config *cfg, void *payload)
 	nl_scn_agent *a = payload;
 	if (rc != 0) {
 		/* kubelet would refuse to start: the agent stops. */
-		NL_LOG_ERROR("dynamic config: no configuration can be loaded (%s); stopping",
-		             nl_strerror(rc));
+		NL_LOG_ERROR(nl_strerror(rc),
+		             "Dynamic config: no configuration can be loaded, stopping");
 		nl_scn_agent_stop(a);
 	} else if (nl_agent_set_config(a->agent, cfg ? cfg : a->local) != 0) {
-		NL_LOG_ERROR("dynamic config: cannot apply the configuration: out of memory");
+		NL_LOG_ERROR("out of memory", "Dynamic config: cannot apply the configuration");
 	}
 	nl_nodelet_config_free(cfg);
 }

@@ -43,6 +43,8 @@ static const char usage[] =
     "  --check               only parse the files and report errors\n"
     "  --list                list the scenarios with their tags and requirements\n"
     "  -v, --v N             log level of the agent and the embedded server\n"
+    "  --logging-format FORMAT\n"
+    "                        " NL_FLAGS_LOGGING_FORMAT_HELP "\n"
     "  -h, --help, --version\n"
     "\n"
     "Exit status: 0 when no scenario failed, 1 otherwise (a report or journal\n"
@@ -69,6 +71,7 @@ enum {
 	OPT_FIXTURES_DIR,
 	OPT_CHECK,
 	OPT_LIST,
+	OPT_LOGGING_FORMAT,
 	OPT_VERSION,
 };
 
@@ -99,6 +102,7 @@ static int parse_args(options *o, int argc, char **argv)
 	    {"fixtures-dir", required_argument, NULL, OPT_FIXTURES_DIR},
 	    {"check", no_argument, NULL, OPT_CHECK},
 	    {"list", no_argument, NULL, OPT_LIST},
+	    {"logging-format", required_argument, NULL, OPT_LOGGING_FORMAT},
 	    {"v", required_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, OPT_VERSION},
@@ -142,6 +146,10 @@ static int parse_args(options *o, int argc, char **argv)
 			break;
 		case OPT_LIST:
 			o->list = 1;
+			break;
+		case OPT_LOGGING_FORMAT:
+			if (nl_flags_parse_logging_format("nodelet-scenario", optarg) != 0)
+				return -1;
 			break;
 		case 'v':
 			if (nl_flags_parse_verbosity("nodelet-scenario", optarg, 10, &v) != 0)

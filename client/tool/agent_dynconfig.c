@@ -69,7 +69,7 @@ static void cm_deleted(json_object *obj, void *payload)
 static void informer_error(const nl_result *res, void *payload)
 {
 	(void)payload;
-	NL_LOG_V(2, "dynamic config informer: %s (retrying)", res->message);
+	NL_LOG_V(2, "Dynamic config informer failed, retrying", NL_KV_STR("err", res->message));
 }
 
 static int start_informer(nl_informer **out, nl__dynconfig *d, const char *path, const char *name,
@@ -131,8 +131,8 @@ static void restart(int rc, nl_nodelet_config *cfg, void *payload)
 	nl__dynconfig *d = payload;
 	if (rc != 0) {
 		/* kubelet would fail to start: stop the agent, exit non-zero. */
-		NL_LOG_ERROR("dynamic config: no configuration can be loaded (%s); stopping",
-		             nl_strerror(rc));
+		NL_LOG_ERROR(nl_strerror(rc),
+		             "Dynamic config: no configuration can be loaded, stopping");
 		d->failed = 1;
 		nl_agent_shutdown(d->agent);
 		nl_nodelet_config_free(cfg);
@@ -142,11 +142,11 @@ static void restart(int rc, nl_nodelet_config *cfg, void *payload)
 	 * or local) this is. */
 	const nl_nodelet_config *use = cfg ? cfg : d->local;
 	if (nl_agent_set_config(d->agent, use) != 0)
-		NL_LOG_ERROR("dynamic config: cannot apply the configuration: out of memory");
+		NL_LOG_ERROR("out of memory", "Dynamic config: cannot apply the configuration");
 	nl_log_set_verbosity(use->log_verbosity);
 	nl_nodelet_config_free(cfg);
 	if (retarget_configmap(d) != 0)
-		NL_LOG_ERROR("dynamic config: cannot watch the assigned ConfigMap");
+		NL_LOG_ERROR(NULL, "Dynamic config: cannot watch the assigned ConfigMap");
 }
 
 /* --- lifecycle ------------------------------------------------------------------------------- */
@@ -168,7 +168,7 @@ static int bootstrap(nl__dynconfig *d)
 	nl_err err = {0};
 	int rc = nl_config_controller_bootstrap(&cfg, d->cc, &err);
 	if (rc != 0) {
-		NL_LOG_ERROR("dynamic config: %s", err.msg);
+		NL_LOG_ERROR(err.msg, "Dynamic config: bootstrap failed");
 		return rc;
 	}
 	if (cfg) {
@@ -193,7 +193,8 @@ int nl__dynconfig_start(nl__dynconfig **out, nl_agent *a, const char *dir,
 	d->agent = a;
 	d->flags = flags;
 	if ((rc = absolute(abs, sizeof(abs), dir)) != 0) {
-		NL_LOG_ERROR("invalid --dynamic-config-dir \"%s\": %s", dir, nl_strerror(rc));
+		NL_LOG_ERROR(nl_strerror(rc), "Invalid --dynamic-config-dir",
+		             NL_KV_STR("dir", dir));
 		goto fail;
 	}
 	o.clock = nl_agent_clock(a);
@@ -205,7 +206,7 @@ int nl__dynconfig_start(nl__dynconfig **out, nl_agent *a, const char *dir,
 	o.restart = restart;
 	o.restart_payload = d;
 	if ((rc = nl_config_controller_new(&d->cc, &o)) != 0) {
-		NL_LOG_ERROR("cannot create the dynamic config controller: %s", nl_strerror(rc));
+		NL_LOG_ERROR(nl_strerror(rc), "Cannot create the dynamic config controller");
 		goto fail;
 	}
 	if ((rc = bootstrap(d)) != 0 ||

@@ -56,6 +56,7 @@ static void usage(FILE *f)
 	      "                                      /readyz there\n"
 	      "                                      (default: off; :PORT for all addresses)\n"
 	      "  -v, --v N                           log verbosity (renewals at 4)\n"
+	      "      --logging-format FORMAT         " NL_FLAGS_LOGGING_FORMAT_HELP "\n"
 	      "      --once                          register, renew the lease and report the\n"
 	      "                                      status once, then exit\n"
 	      "  -h, --help                          show this help\n"
@@ -105,6 +106,7 @@ enum {
 	OPT_CONFIG,
 	OPT_DYNAMIC_DIR,
 	OPT_ONCE,
+	OPT_LOGGING_FORMAT,
 	OPT_VERSION,
 	OPT_METRICS_ADDR,
 	OPT_CONTENT_TYPE,
@@ -126,6 +128,7 @@ static const struct option long_options[] = {
     {"metrics-bind-address", required_argument, NULL, OPT_METRICS_ADDR},
     {"kube-api-content-type", required_argument, NULL, OPT_CONTENT_TYPE},
     {"v", required_argument, NULL, 'v'},
+    {"logging-format", required_argument, NULL, OPT_LOGGING_FORMAT},
     {"once", no_argument, NULL, OPT_ONCE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -195,6 +198,10 @@ static int parse_one(nl_cli_options *o, int c, const char *arg)
 		if (nl_nodelet_config_parse_content_type_flag(f, arg, &err) != 0)
 			return usage_error("invalid --kube-api-content-type: %s", err.msg);
 		return 0;
+	case OPT_LOGGING_FORMAT:
+		/* The process's format, set at once: every line after the
+		 * flags, the startup line included, is in it. */
+		return nl_flags_parse_logging_format("nodelet", arg);
 	case 'v': {
 		int v;
 		if (nl_flags_parse_verbosity("nodelet", arg, INT32_MAX, &v) != 0)
@@ -300,13 +307,14 @@ static void *forward_signals(void *payload)
 		 * while controllers run on them is not worth the risk: say so,
 		 * and carry on (docs/decisions/0034-agent-operations.md). */
 		if (sig == SIGHUP && !s->quitting) {
-			NL_LOG_INFO("received SIGHUP, ignored: nodelet does not reload its "
-			            "configuration; restart it to apply changes");
+			NL_LOG_INFO("Received SIGHUP, ignored: nodelet does not reload its "
+			            "configuration, restart it to apply changes");
 			continue;
 		}
 		if (!s->quitting)
-			NL_LOG_INFO("received %s, shutting down; the node lease is left to expire",
-			            sig == SIGINT ? "SIGINT" : "SIGTERM");
+			NL_LOG_INFO(
+			    "Received signal, shutting down, the node lease is left to expire",
+			    NL_KV_STR("signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
 		break;
 	}
 	nl_agent_shutdown(s->agent);
@@ -329,9 +337,10 @@ static int run_once(nl_agent *a)
  * dynamic config's bootstrap, which may have replaced the local one. */
 static void log_banner(nl_agent *a, const nl_cli_options *o)
 {
-	NL_LOG_INFO("nodelet %s: node \"%s\", API server %s, lease duration %ds", PACKAGE_VERSION,
-	            o->node_name, nl_client_server(nl_agent_client(a)),
-	            (int)nl_agent_config(a)->lease_duration_seconds);
+	NL_LOG_INFO("Starting nodelet", NL_KV_STR("version", PACKAGE_VERSION),
+	            NL_KV_REF("node", NULL, o->node_name),
+	            NL_KV_STR("server", nl_client_server(nl_agent_client(a))),
+	            NL_KV_INT("leaseDurationSeconds", nl_agent_config(a)->lease_duration_seconds));
 }
 
 static int run_forever(nl_agent *a, const nl_cli_options *o, const nl_nodelet_config *cfg)
@@ -347,7 +356,7 @@ static int run_forever(nl_agent *a, const nl_cli_options *o, const nl_nodelet_co
 	if (o->metrics_bind_address &&
 	    (rc = nl__agent_metrics_start(&metrics, a, nl__dynconfig_controller(dyn),
 	                                  o->metrics_bind_address, &err)) != 0)
-		NL_LOG_ERROR("%s", err.msg);
+		NL_LOG_ERROR(err.msg, "Failed to start the metrics server");
 	if (rc == 0 && (rc = nl_agent_start(a)) == 0 &&
 	    (!dyn || (rc = nl__dynconfig_run(dyn)) == 0))
 		rc = nl_agent_run(a);
@@ -365,7 +374,7 @@ static int make_agent(nl_agent **out, const nl_cli_options *o, const nl_nodelet_
 	nl_err err = {0};
 	int rc = nl_rest_config_load(&rest, o->kubeconfig, NULL, &err);
 	if (rc != 0) {
-		NL_LOG_ERROR("cannot load the API server configuration: %s", err.msg);
+		NL_LOG_ERROR(err.msg, "Cannot load the API server configuration");
 		return rc;
 	}
 	nl_agent_options_init(&ao);
@@ -382,7 +391,7 @@ static int make_agent(nl_agent **out, const nl_cli_options *o, const nl_nodelet_
 	}
 	rc = nl_agent_new(out, &ao, &err);
 	if (rc != 0)
-		NL_LOG_ERROR("cannot start the agent: %s", err.msg);
+		NL_LOG_ERROR(err.msg, "Cannot start the agent");
 	nl_rest_config_free(rest);
 	return rc;
 }
@@ -404,7 +413,7 @@ static int run(const nl_cli_options *o, const nl_nodelet_config *cfg)
 		return 1;
 	sf.agent = a;
 	if (pthread_create(&sf.thread, NULL, forward_signals, &sf) != 0) {
-		NL_LOG_ERROR("cannot start the signal thread");
+		NL_LOG_ERROR(NULL, "Cannot start the signal thread");
 		nl_agent_free(a);
 		return 1;
 	}
@@ -432,7 +441,7 @@ int nl_agent_main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	}
 	if (nl__cli_config(&cfg, &o, &err) != 0) {
-		NL_LOG_ERROR("invalid configuration: %s", err.msg);
+		NL_LOG_ERROR(err.msg, "Invalid configuration");
 		nl__cli_options_clear(&o);
 		return 1;
 	}

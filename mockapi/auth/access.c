@@ -80,8 +80,8 @@ static int generate(mock_access *a, mock_cert_set *set, const mock_options *o, n
 		rc = mock_certs_write_dir(o->generate_certs_dir, set, err);
 	if (rc != 0)
 		return rc;
-	MOCK_LOG_V(1, "generated a CA, serving and client certificates in %s",
-	           o->generate_certs_dir);
+	MOCK_LOG_V(1, "Generated a CA, serving and client certificates",
+	           NL_KV_STR("dir", o->generate_certs_dir));
 	a->kc_client = set->client;
 	set->client.cert_pem = set->client.key_pem = NULL;
 	return 0;
@@ -218,9 +218,10 @@ static int authenticate(mock_access_req *ar, const mock_access *a, struct MHD_Co
 	int rc = mock_authn_decide(&ar->id, &a->authn, cert, &cert_id, authz);
 	mock_identity_clear(&cert_id);
 	if (rc == NL_EUNAUTHORIZED) {
-		MOCK_LOG_V(2, "authentication failed (%s)",
-		           cert == MOCK_CERT_INVALID ? "invalid client certificate"
-		                                     : "invalid bearer token or no credentials");
+		MOCK_LOG_V(2, "Unable to authenticate the request",
+		           NL_KV_STR("err", cert == MOCK_CERT_INVALID
+		                                ? "invalid client certificate"
+		                                : "invalid bearer token or no credentials"));
 		ar->unauthenticated = 1;
 		return 0;
 	}
@@ -249,7 +250,8 @@ int mock_access_enter(mock_access_req *ar, mock_access *a, struct MHD_Connection
 		int exempt =
 		    ar->unauthenticated || mock_identity_in_group(&ar->id, MOCK_GROUP_MASTERS);
 		if (mock_inflight_enter(&ar->slot, &a->inflight, attrs->verb, exempt) != 0) {
-			MOCK_LOG_V(2, "too many requests in flight: %s %s", req->method, req->path);
+			MOCK_LOG_V(2, "Too many requests in flight", NL_KV_STR("verb", req->method),
+			           NL_KV_STR("URI", req->path));
 			mock_response_too_many_requests(resp);
 			return 1;
 		}
@@ -313,7 +315,8 @@ int mock_access_check(const mock_access *a, mock_store *store, const mock_reques
 	nl_status *st = NULL;
 	if (mock_authz_check(&st, a->mode, &u, attrs, req->path, configmap_of, store) == 0)
 		return 0;
-	MOCK_LOG_V(2, "forbidden: %s %s for %s", req->method, req->path, req->user);
+	MOCK_LOG_V(2, "Forbidden", NL_KV_STR("verb", req->method), NL_KV_STR("URI", req->path),
+	           NL_KV_STR("user", req->user));
 	mock_response_status(resp, st ? st : nl_status_internal("out of memory"));
 	return 1;
 }

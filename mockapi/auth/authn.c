@@ -349,17 +349,14 @@ int mock_tokens_parse(mock_tokens **out, const char *text, size_t len, const cha
 		}
 		recno++;
 		if (rec.fields[0][0] == '\0') {
-			MOCK_LOG_WARN(
-			    "empty token has been found in token file '%s', record number "
-			    "'%d'",
-			    path, recno);
+			MOCK_LOG_WARN("Empty token has been found in token file",
+			              NL_KV_STR("path", path), NL_KV_INT("recordNumber", recno));
 		} else if ((rc = add_record(t, &rec)) < 0) {
 			nl_err_set(err, rc, "out of memory");
 			break;
 		} else if (rc == 1) {
-			MOCK_LOG_WARN("duplicate token has been found in token file '%s', record "
-			              "number '%d'",
-			              path, recno);
+			MOCK_LOG_WARN("Duplicate token has been found in token file",
+			              NL_KV_STR("path", path), NL_KV_INT("recordNumber", recno));
 		}
 		record_clear(&rec);
 	}

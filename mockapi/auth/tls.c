@@ -169,12 +169,15 @@ static mock_cert_state verify_chain(mock_identity *out, const mock_tls *t, gnutl
 			gnutls_datum_t why = {NULL, 0};
 			if (rc >= 0 && gnutls_certificate_verification_status_print(
 			                   status, GNUTLS_CRT_X509, &why, 0) == 0) {
-				MOCK_LOG_V(2, "client certificate refused: %s", why.data);
+				MOCK_LOG_V(2, "Client certificate refused",
+				           NL_KV_STR("reason", (const char *)why.data));
 				gnutls_free(why.data);
 			} else {
 				MOCK_LOG_V(
-				    2, "client certificate refused: %s",
-				    gnutls_strerror(rc < 0 ? rc : GNUTLS_E_CERTIFICATE_ERROR));
+				    2, "Client certificate refused",
+				    NL_KV_STR(
+				        "reason",
+				        gnutls_strerror(rc < 0 ? rc : GNUTLS_E_CERTIFICATE_ERROR)));
 			}
 		}
 		return MOCK_CERT_INVALID;

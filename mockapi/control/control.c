@@ -141,7 +141,7 @@ int mock_control_new(mock_control **out, mock_api *api, nl_err *err)
 		mock_control_free(c);
 		return rc;
 	}
-	MOCK_LOG_V(1, "fault injection: random seed %llu", (unsigned long long)seed);
+	MOCK_LOG_V(1, "Fault injection", NL_KV_UINT("randomSeed", seed));
 	/* No before_delete: propagation policies are finalizers the garbage
 	 * collector finishes (controllers/gc_finalizers.c). */
 	api->hooks = (mock_api_hooks){owns_path, handle_path, NULL, after_delete, c};
@@ -374,7 +374,7 @@ static void handle_reset(mock_control *c, const mock_request *req, mock_response
 		mock_response_status(resp, nl_status_internal(err.msg));
 		return;
 	}
-	MOCK_LOG_V(1, "control: reset to the seeded state");
+	MOCK_LOG_V(1, "Reset to the seeded state");
 	answer_json(resp, 200, rv_object(c->api));
 }
 

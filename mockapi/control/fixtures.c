@@ -136,9 +136,8 @@ static json_object *builtin_docs(mock_api *api, int only_missing)
 		}
 		if (only_missing)
 			MOCK_LOG_WARN(
-			    "namespace %s is missing from the restored state: creating it "
-			    "again",
-			    names[i]);
+			    "Namespace missing from the restored state, creating it again",
+			    NL_KV_REF("namespace", NULL, names[i]));
 		json_object *ns = json_object_new_object();
 		json_object_object_add(ns, "apiVersion", json_object_new_string("v1"));
 		json_object_object_add(ns, "kind", json_object_new_string("Namespace"));

@@ -113,7 +113,8 @@ static void start(mock_control *ctl, mock_gate_req *g, mock_request *req)
 	g->has_hit = mock_faults_decide(ctl->faults, &fr, &g->hit);
 	if (!g->has_hit)
 		return;
-	MOCK_LOG_V(2, "fault %s fires for %s %s", g->hit.id, req->method, req->path);
+	MOCK_LOG_V(2, "Fault fires", NL_KV_STR("fault", g->hit.id), NL_KV_STR("verb", req->method),
+	           NL_KV_STR("URI", req->path));
 	mock_metrics_count_fault(ctl->api->metrics, metrics_action(g->hit.kind));
 }
 

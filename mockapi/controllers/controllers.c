@@ -244,15 +244,13 @@ int mock_controllers_start(mock_controllers *c, nl_err *err)
 	if (pthread_create(&c->thread, NULL, controller_thread, c) != 0)
 		return nl_err_set(err, NL_ERROR, "cannot start the controller thread");
 	c->started = 1;
-	MOCK_LOG_V(1,
-	           "controllers: nodelifecycle %s, garbagecollector %s, namespace %s, "
-	           "tainteviction %s, podtermination %s (tick %u ms)",
-	           c->enabled & MOCK_CONTROLLER_NODE_LIFECYCLE ? "on" : "off",
-	           c->enabled & MOCK_CONTROLLER_GARBAGE_COLLECTOR ? "on" : "off",
-	           c->enabled & MOCK_CONTROLLER_NAMESPACE ? "on" : "off",
-	           c->enabled & MOCK_CONTROLLER_TAINT_EVICTION ? "on" : "off",
-	           c->enabled & MOCK_CONTROLLER_POD_TERMINATION ? "on" : "off",
-	           c->opts->controller_tick_ms);
+	MOCK_LOG_V(1, "Starting controllers",
+	           NL_KV_BOOL("nodelifecycle", c->enabled & MOCK_CONTROLLER_NODE_LIFECYCLE),
+	           NL_KV_BOOL("garbagecollector", c->enabled & MOCK_CONTROLLER_GARBAGE_COLLECTOR),
+	           NL_KV_BOOL("namespace", c->enabled & MOCK_CONTROLLER_NAMESPACE),
+	           NL_KV_BOOL("tainteviction", c->enabled & MOCK_CONTROLLER_TAINT_EVICTION),
+	           NL_KV_BOOL("podtermination", c->enabled & MOCK_CONTROLLER_POD_TERMINATION),
+	           NL_KV_UINT("tickMilliseconds", c->opts->controller_tick_ms));
 	return 0;
 }
 

@@ -131,8 +131,9 @@ static int attempt_to_delete(mock_store *s, const mock_resource *r, json_object 
 	                           NULL, NULL, NULL, &st);
 	nl_status_free(st);
 	if (rc == 0)
-		MOCK_LOG_V(1, "garbagecollector: deleted %s %s/%s: its owners are gone", r->kind,
-		           nl_meta_namespace(obj) ? nl_meta_namespace(obj) : "", name ? name : "");
+		MOCK_LOG_V(1, "Garbage collector deleted an object whose owners are gone",
+		           NL_KV_STR("kind", r->kind),
+		           NL_KV_REF("object", nl_meta_namespace(obj), name));
 	return rc == 0 ? 1 : rc;
 }
 

@@ -79,8 +79,9 @@ static int remove_finalizer(mock_store *s, const mock_resource *r, json_object *
 	    mock_store_write(s, r, MOCK_WRITE_UPDATE, owner, NULL, NULL, NULL, NULL, NULL, &st);
 	nl_status_free(st);
 	if (rc == 0)
-		MOCK_LOG_V(1, "garbagecollector: removed the %s finalizer of %s %s", name, r->kind,
-		           nl_meta_name(owner) ? nl_meta_name(owner) : "");
+		MOCK_LOG_V(1, "Garbage collector removed a finalizer", NL_KV_STR("finalizer", name),
+		           NL_KV_STR("kind", r->kind),
+		           NL_KV_REF("object", nl_meta_namespace(owner), nl_meta_name(owner)));
 	return rc;
 }
 

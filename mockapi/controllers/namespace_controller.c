@@ -522,7 +522,8 @@ static sync_result sync_namespace(mock_store *s, const char *name, int64_t now, 
 	/* a failed status write is only logged upstream; the next sync
 	 * writes it */
 	if (rc == 0 && update_conditions(ns, &c, ts) && write_back(s, ns) != 0)
-		MOCK_LOG_V(2, "namespace: could not update the conditions of %s", name);
+		MOCK_LOG_V(2, "Could not update the namespace conditions",
+		           NL_KV_REF("namespace", NULL, name));
 	sync_result out = SYNC_DONE;
 	if (rc != 0 || json_object_array_length(c.errors) > 0)
 		out = SYNC_ERROR;
@@ -531,7 +532,7 @@ static sync_result sync_namespace(mock_store *s, const char *name, int64_t now, 
 	else if (finalize(s, name) != 0)
 		out = SYNC_ERROR;
 	else
-		MOCK_LOG_V(1, "namespace: %s finalized", name);
+		MOCK_LOG_V(1, "Namespace finalized", NL_KV_REF("namespace", NULL, name));
 	*estimate = c.estimate;
 	json_object_put(c.remaining);
 	json_object_put(c.finalizers);

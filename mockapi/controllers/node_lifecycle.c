@@ -356,8 +356,8 @@ static int write_node(mock_store *s, json_object *node, json_object **out)
 	int rc = mock_store_write(s, mock_resource_get(MOCK_KIND_NODE), MOCK_WRITE_UPDATE, node,
 	                          NULL, NULL, &json, &len, NULL, &st);
 	if (rc != 0) {
-		MOCK_LOG_V(2, "nodelifecycle: writing node %s: %s", nl_meta_name(node),
-		           st && st->message ? st->message : nl_strerror(rc));
+		MOCK_LOG_V(2, "Error updating node", NL_KV_REF("node", NULL, nl_meta_name(node)),
+		           NL_KV_STR("err", st && st->message ? st->message : nl_strerror(rc)));
 		nl_status_free(st);
 		return rc;
 	}
@@ -487,10 +487,8 @@ static int update_health(mock_node_lifecycle *n, health *h, json_object **cur, c
 	json_object_put(copy);
 	if (rc != 0)
 		return 0;
-	MOCK_LOG_V(1,
-	           "nodelifecycle: node %s: Ready is Unknown (no lease renewal or status for "
-	           "the grace period)",
-	           h->name);
+	MOCK_LOG_V(1, "Node hasn't been updated for the grace period, Ready is Unknown",
+	           NL_KV_REF("node", NULL, h->name));
 	health_reset(h, h->probe, now, find_condition(stored, "Ready"));
 	h->has_lease = lease->present;
 	h->lease_renew_set = lease->renew_set;

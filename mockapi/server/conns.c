@@ -160,8 +160,8 @@ int mock_conns_admit(mock_conns *cs)
 		cs->open++; /* reserved until opened or closed */
 	pthread_mutex_unlock(&cs->mu);
 	if (!ok)
-		MOCK_LOG_V(2, "connection refused: --max-connections %u reached, none idle",
-		           cs->max);
+		MOCK_LOG_V(2, "Connection refused: --max-connections reached, none idle",
+		           NL_KV_UINT("maxConnections", cs->max));
 	return ok;
 }
 

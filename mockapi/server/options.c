@@ -111,6 +111,7 @@ static void usage(FILE *f)
 	    "                                (default 10s)\n"
 	    "  -v, --v N                     log verbosity (klog levels; 2 logs every "
 	    "request)\n"
+	    "      --logging-format FORMAT   " NL_FLAGS_LOGGING_FORMAT_HELP "\n"
 	    "  -h, --help                    show this help\n"
 	    "      --version                 print the version\n",
 	    MOCK_VERSION_MAJOR, MOCK_VERSION_MINOR, MOCK_DEFAULT_MAX_BODY);
@@ -174,6 +175,7 @@ bad:
 
 enum {
 	OPT_BIND = 256,
+	OPT_LOGGING_FORMAT,
 	OPT_PORT,
 	OPT_FIXTURES,
 	OPT_KUBECONFIG_OUT,
@@ -235,6 +237,7 @@ static const struct option long_opts[] = {
     {"watch-backlog-bytes", required_argument, NULL, OPT_WATCH_BACKLOG},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"v", required_argument, NULL, 'v'},
+    {"logging-format", required_argument, NULL, OPT_LOGGING_FORMAT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {"faults", required_argument, NULL, OPT_FAULTS},
@@ -547,6 +550,10 @@ static int parse_flags(int argc, char **argv, mock_options *o, const char **fixt
 			                             &o->verbosity) != 0)
 				return -1;
 			break;
+		case OPT_LOGGING_FORMAT:
+			if (nl_flags_parse_logging_format("nodelet-mockapi", optarg) != 0)
+				return -1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -594,20 +601,25 @@ int mock_main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (mock_server_new(&s, &o, &err) != 0 || mock_server_start(s, &err) != 0) {
-		MOCK_LOG_ERROR("%s", err.msg);
+		/* component-base's cli.Run for an error after logging is set up */
+		MOCK_LOG_ERROR(err.msg, "command failed");
 		mock_server_free(s);
 		return 1;
 	}
 	if (o.kubeconfig_out && mock_server_write_kubeconfig(s, o.kubeconfig_out, &err)) {
-		MOCK_LOG_ERROR("--kubeconfig-out: %s", err.msg);
+		char why[sizeof(err.msg) + 32];
+		snprintf(why, sizeof(why), "--kubeconfig-out: %s", err.msg);
+		MOCK_LOG_ERROR(why, "command failed");
 		mock_server_free(s);
 		return 1;
 	}
 	printf("nodelet-mockapi listening on %s\n", mock_server_url(s));
 	fflush(stdout);
-	MOCK_LOG_V(1, "serving Kubernetes %s API on %s", MOCK_GIT_VERSION, mock_server_url(s));
+	MOCK_LOG_V(1, "Serving the Kubernetes API", NL_KV_STR("version", MOCK_GIT_VERSION),
+	           NL_KV_STR("url", mock_server_url(s)));
 	sigwait(&sigs, &sig);
-	MOCK_LOG_V(0, "received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	MOCK_LOG_V(0, "Received signal, shutting down",
+	           NL_KV_STR("signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
 	/* Bounded: requests get --shutdown-grace-period, then their
 	 * connections are cut. A handler that still runs may hold the store,
 	 * so the final snapshot gets as long again, and the process exits
@@ -618,13 +630,14 @@ int mock_main(int argc, char **argv)
 	int busy = mock_server_handlers_running(s);
 	rc = mock_server_close_state(s, busy ? o.shutdown_grace_ms : UINT_MAX);
 	if (rc == NL_ETIMEOUT) {
-		MOCK_LOG_ERROR("exiting without the final snapshot: a request still holds "
-		               "the store (the log has every acknowledged write)");
+		MOCK_LOG_ERROR("a request still holds the store (the log has every acknowledged "
+		               "write)",
+		               "Exiting without the final snapshot");
 		return 1;
 	}
 	if (!busy)
 		mock_server_free(s);
 	if (rc != 0)
-		MOCK_LOG_ERROR("exiting with status 1: the state file was not closed cleanly");
+		MOCK_LOG_ERROR("the state file was not closed cleanly", "Exiting with status 1");
 	return rc != 0 ? 1 : 0;
 }

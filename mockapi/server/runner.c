@@ -152,8 +152,8 @@ static void *worker_main(void *payload)
 		if (j->state == JOB_PENDING)
 			finish(r, j, JOB_DONE);
 		else if (j->state == JOB_TIMED_OUT)
-			MOCK_LOG_V(1, "post-timeout activity: %s %s answered %d", j->req.method,
-			           j->req.path, j->resp.code);
+			MOCK_LOG_V(1, "Post-timeout activity", NL_KV_STR("verb", j->req.method),
+			           NL_KV_STR("URI", j->req.path), NL_KV_INT("resp", j->resp.code));
 		unref(j);
 	}
 	pthread_mutex_unlock(&r->mu);
@@ -277,7 +277,8 @@ int mock_runner_free(mock_runner *r)
 	unsigned left = r->running;
 	pthread_mutex_unlock(&r->mu);
 	if (left) {
-		MOCK_LOG_WARN("%u request handler(s) still running at exit", left);
+		MOCK_LOG_WARN("Request handlers still running at exit",
+		              NL_KV_UINT("handlers", left));
 		return -1;
 	}
 	for (unsigned i = 0; i < r->started; i++)

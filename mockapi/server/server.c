@@ -8,6 +8,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <nodelet/doc.h>
+#include <nodelet/duration.h>
 #include <nodelet/errors.h>
 #include <nodelet/protobuf.h>
 #include <pthread.h>
@@ -128,7 +129,7 @@ static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const c
 static void add_header(struct MHD_Response *r, const char *name, const char *value)
 {
 	if (MHD_add_response_header(r, name, value) != MHD_YES)
-		MOCK_LOG_WARN("could not add header %s", name);
+		MOCK_LOG_WARN("Could not add a header", NL_KV_STR("header", name));
 }
 
 /* resp->headers: "Name: value\r\n" lines (mock_response_header). */
@@ -306,7 +307,8 @@ static int refuse_framing(struct MHD_Connection *conn, const char *method, const
 	int code = mock_framing_finish(&w.f, http11);
 	if (code == 0)
 		return 0;
-	MOCK_LOG_V(2, "HTTP framing refused (%d): %s", code, w.f.text);
+	MOCK_LOG_V(2, "HTTP framing refused", NL_KV_INT("resp", code),
+	           NL_KV_STR("reason", w.f.text));
 	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(w.f.text), (void *)w.f.text,
 	                                                         MHD_RESPMEM_PERSISTENT);
 	if (!r) {
@@ -402,9 +404,16 @@ static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection 
 		break;
 	}
 answered:
-	MOCK_LOG_V(2, "HTTP verb=%s URI=%s resp=%d bytes=%zu userAgent=\"%s\"", req->method,
-	           req->path, resp.code, resp.body.len, req->user_agent ? req->user_agent : "");
-	mock_metrics_observe_request(s->api.metrics, req, resp.code, mock_metrics_now() - c->t0);
+	int64_t took = mock_metrics_now() - c->t0;
+	if (MOCK_LOG_ENABLED(2)) {
+		/* httplog's line (kube-apiserver logs it at -v 3) */
+		char latency[NL_DURATION_BUFSZ];
+		nl_duration_format(latency, took);
+		MOCK_LOG_V(2, "HTTP", NL_KV_STR("verb", req->method), NL_KV_STR("URI", req->path),
+		           NL_KV_STR("latency", latency), NL_KV_STR("userAgent", req->user_agent),
+		           NL_KV_INT("resp", resp.code), NL_KV_UINT("bytes", resp.body.len));
+	}
+	mock_metrics_observe_request(s->api.metrics, req, resp.code, took);
 	/* Journaled before sending: send_response hands the body (an error's
 	 * reason, for the journal) to MHD. The client sees the answer only
 	 * after this returns, so the entry is there when it does. */
@@ -547,7 +556,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	size_t n = strlen(msg);
 	if (n && msg[n - 1] == '\n')
 		msg[n - 1] = '\0';
-	MOCK_LOG_V(1, "libmicrohttpd: %s", msg);
+	MOCK_LOG_V(1, "libmicrohttpd", NL_KV_STR("message", msg));
 }
 
 /* --state-file: the store as it was, before the watch hub takes its
@@ -567,8 +576,8 @@ static int open_state(mock_server *s, int *restored, nl_err *err)
 	mock_persist_stats_get(s->persist, &st);
 	*restored = st.restored;
 	if (st.restored && s->opts.nfixtures)
-		MOCK_LOG_V(0, "state restored from %s: --fixtures not loaded again",
-		           s->opts.state_file);
+		MOCK_LOG_V(0, "State restored, --fixtures not loaded again",
+		           NL_KV_STR("stateFile", s->opts.state_file));
 	return 0;
 }
 
@@ -731,9 +740,11 @@ void mock_server_stop(mock_server *s)
 		 * finish on their own (mock_server_free waits for them). */
 		unsigned left = mock_runner_shutdown(s->runner, s->opts.shutdown_grace_ms);
 		if (left)
-			MOCK_LOG_WARN("%u request(s) still running after the %u ms grace period: "
-			              "their connections are closed",
-			              left, s->opts.shutdown_grace_ms);
+			MOCK_LOG_WARN(
+			    "Requests still running after the grace period, closing their "
+			    "connections",
+			    NL_KV_UINT("requests", left),
+			    NL_KV_UINT("gracePeriodMilliseconds", s->opts.shutdown_grace_ms));
 		MHD_stop_daemon(s->daemon);
 		s->daemon = NULL;
 		mock_conns_free(s->conns);

@@ -8,7 +8,7 @@
 static void add(struct MHD_Response *r, const char *name, const char *value)
 {
 	if (MHD_add_response_header(r, name, value) != MHD_YES)
-		MOCK_LOG_WARN("could not add header %s", name);
+		MOCK_LOG_WARN("Could not add a header", NL_KV_STR("header", name));
 }
 
 void mock_wire_headers_add(struct MHD_Response *r, struct MHD_Connection *conn,

@@ -272,7 +272,8 @@ int mock_persist_compact(mock_persist *p, nl_err *err)
 
 static int log_failed(mock_persist *p, const char *what)
 {
-	MOCK_LOG_ERROR("%s: %s: %s; refusing the change", p->log_path, what, strerror(errno));
+	MOCK_LOG_ERROR(strerror(errno), "State log write failed, refusing the change",
+	               NL_KV_STR("path", p->log_path), NL_KV_STR("step", what));
 	/* Leave no torn record behind for the next append. */
 	if (ftruncate(p->log_fd, (off_t)p->log_size) != 0)
 		p->failed = 1;
@@ -305,7 +306,7 @@ static int on_change(const mock_resource *r, mock_store_event ev, const char *ke
 	if (rv > p->ceiling) {
 		nl_err err = {0};
 		if (write_marker(p, rv + p->o.rv_skip, &err) != 0) {
-			MOCK_LOG_ERROR("%s; refusing the change", err.msg);
+			MOCK_LOG_ERROR(err.msg, "Refusing the change");
 			rc = NL_EIO;
 			goto done;
 		}
@@ -367,8 +368,9 @@ static void sync_batch(mock_persist *p)
 	pthread_mutex_lock(&p->mu);
 	p->st.syncs++;
 	if (rc != 0) {
-		MOCK_LOG_ERROR("%s: cannot sync: %s; refusing further changes", p->log_path,
-		               strerror(saved));
+		MOCK_LOG_ERROR(strerror(saved),
+		               "Cannot sync the state log, refusing further changes",
+		               NL_KV_STR("path", p->log_path));
 		p->failed = 1;
 	}
 }
@@ -386,7 +388,7 @@ static void *thread_main(void *arg)
 			nl_err err = {0};
 			pthread_mutex_unlock(&p->mu);
 			if (compact(p, 0, &err) != 0)
-				MOCK_LOG_ERROR("state file compaction failed: %s", err.msg);
+				MOCK_LOG_ERROR(err.msg, "State file compaction failed");
 			pthread_mutex_lock(&p->mu);
 			continue;
 		}
@@ -538,12 +540,13 @@ int mock_persist_close(mock_persist *p)
 	int failed = p->failed;
 	pthread_mutex_unlock(&p->mu);
 	if (failed) {
-		MOCK_LOG_ERROR("%s: not marked clean: the log could not be synced", p->snap_path);
+		MOCK_LOG_ERROR("the log could not be synced", "State file not marked clean",
+		               NL_KV_STR("path", p->snap_path));
 		rc = NL_EIO;
 	} else if (compact(p, 1, &err) != 0) {
 		/* The last unclean snapshot and the log still hold every
 		 * acknowledged change: the next start skips ahead. */
-		MOCK_LOG_ERROR("final snapshot failed, the stop is not clean: %s", err.msg);
+		MOCK_LOG_ERROR(err.msg, "Final snapshot failed, the stop is not clean");
 		rc = NL_EIO;
 	}
 	mock_store_set_persist(p->store, NULL, NULL);

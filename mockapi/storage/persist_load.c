@@ -166,9 +166,10 @@ static int torn_tail(load_ctx *c, const state_file *f, mock_state_rec_fn fn, siz
 	if (fn != on_log_record || c->why || (c->have_end && c->clean) ||
 	    !mock_state_torn_at(f->map, f->len, bad))
 		return 0;
-	MOCK_LOG_WARN("%s: offset %zu: the last record is cut short, as a write the server was "
-	              "killed in leaves it; dropping its %zu bytes (that write was never answered)",
-	              f->path, bad, f->len - bad);
+	MOCK_LOG_WARN("The last record is cut short, as a write the server was killed in leaves "
+	              "it: dropping it (that write was never answered)",
+	              NL_KV_STR("path", f->path), NL_KV_UINT("offset", bad),
+	              NL_KV_UINT("droppedBytes", f->len - bad));
 	c->p->st.torn_bytes = f->len - bad;
 	return 1;
 }
@@ -204,9 +205,9 @@ static int scan_file(load_ctx *c, const state_file *f, mock_state_rec_fn fn, nl_
 		                  "%s: offset %zu: %s (--discard-bad-state starts from the records "
 		                  "before it)",
 		                  f->path, bad, why);
-	MOCK_LOG_WARN("%s: offset %zu: %s; --discard-bad-state: keeping the records before it, "
-	              "dropping %zu bytes",
-	              f->path, bad, why, f->len - bad);
+	MOCK_LOG_WARN("Bad state record, --discard-bad-state keeps the records before it",
+	              NL_KV_STR("path", f->path), NL_KV_UINT("offset", bad),
+	              NL_KV_STR("reason", why), NL_KV_UINT("droppedBytes", f->len - bad));
 	c->p->st.discarded_bytes += f->len - bad;
 	c->discarded = 1;
 	if (fn == on_snap_record) {
@@ -234,7 +235,9 @@ static int mismatch(load_ctx *c, nl_err *err, const char *path, const char *then
 		return nl_err_set(err, NL_EPARSE,
 		                  "%s: %s (--discard-bad-state starts from what is intact)", path,
 		                  what);
-	MOCK_LOG_WARN("%s: %s; --discard-bad-state: %s", path, what, then);
+	MOCK_LOG_WARN("State file does not fit, --discard-bad-state goes on",
+	              NL_KV_STR("path", path), NL_KV_STR("reason", what),
+	              NL_KV_STR("action", then));
 	c->discarded = 1;
 	return 0;
 }
@@ -316,16 +319,17 @@ static void move_counter(mock_persist *p, const load_ctx *c)
 		if (c->have_mark && c->ceiling > counter)
 			counter = c->ceiling;
 		p->st.rv_skipped_from = c->max_rv;
-		MOCK_LOG_WARN(
-		    "%s: the last stop was not clean; resourceVersions continue from %" PRIu64
-		    " instead of %" PRIu64,
-		    p->snap_path, counter, c->max_rv);
+		MOCK_LOG_WARN("The last stop was not clean, resourceVersions skip ahead",
+		              NL_KV_STR("path", p->snap_path),
+		              NL_KV_UINT("resourceVersion", counter),
+		              NL_KV_UINT("lastResourceVersion", c->max_rv));
 	}
 	mock_store_advance_rv(p->store, counter);
 	p->ceiling = counter + p->o.rv_skip;
 	if (p->st.restored)
-		MOCK_LOG_V(1, "%s: restored %" PRIu64 " objects at resourceVersion %" PRIu64,
-		           p->snap_path, p->st.objects, counter);
+		MOCK_LOG_V(1, "Restored the state", NL_KV_STR("path", p->snap_path),
+		           NL_KV_UINT("objects", p->st.objects),
+		           NL_KV_UINT("resourceVersion", counter));
 }
 
 static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
@@ -346,8 +350,8 @@ static int load_files(mock_persist *p, load_ctx *c, state_file *mark, state_file
 	if (mark->presence == FILE_MISSING && snap->presence == FILE_MISSING &&
 	    log->presence == FILE_MISSING) {
 		p->st.first_start = 1;
-		MOCK_LOG_V(0, "%s: no state there yet: first start, with an empty store",
-		           p->snap_path);
+		MOCK_LOG_V(0, "No state there yet, first start with an empty store",
+		           NL_KV_STR("path", p->snap_path));
 		return 0;
 	}
 	p->st.restored = 1;
@@ -369,9 +373,8 @@ static int load_files(mock_persist *p, load_ctx *c, state_file *mark, state_file
 	    c->have_end && c->snap_gen == 1 && c->objects == 0 && c->snap_rv == 0) {
 		p->st.restored = 0;
 		p->st.first_start = 1;
-		MOCK_LOG_V(0,
-		           "%s: the first start did not finish: first start, with an empty store",
-		           p->snap_path);
+		MOCK_LOG_V(0, "The first start did not finish, first start with an empty store",
+		           NL_KV_STR("path", p->snap_path));
 		return 0;
 	}
 	int replay_log = 0;
@@ -388,9 +391,9 @@ static int load_files(mock_persist *p, load_ctx *c, state_file *mark, state_file
 		              c->ceiling, c->max_rv);
 	if (rc == 0 && !c->have_mark && c->snap_gen == 0 && c->have_end && !c->discarded) {
 		p->st.upgraded = 1;
-		MOCK_LOG_V(0,
-		           "%s: written by an older nodelet-mockapi (state format 1): upgrading it",
-		           p->snap_path);
+		MOCK_LOG_V(
+		    0, "State written by an older nodelet-mockapi (state format 1), upgrading it",
+		    NL_KV_STR("path", p->snap_path));
 	}
 	return rc;
 }

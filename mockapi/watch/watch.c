@@ -165,9 +165,9 @@ static void on_change(const mock_resource *r, mock_store_event type, const char 
 	if (e) {
 		ring_push(g, e);
 	} else {
-		MOCK_LOG_ERROR("watch: out of memory recording %s rv %" PRIu64
-		               "; ending its watches",
-		               r->plural, rv);
+		MOCK_LOG_ERROR("out of memory",
+		               "Watch cache cannot record a change, ending its watches",
+		               NL_KV_STR("resource", r->plural), NL_KV_UINT("resourceVersion", rv));
 		ring_reset(g, rv);
 	}
 	h->rv = rv;
@@ -248,7 +248,8 @@ static void drop_unsent(mock_watcher *w)
  * held is released now, not when its connection finally goes. */
 static void terminate(mock_watch_hub *h, mock_watcher *w, const char *why)
 {
-	MOCK_LOG_V(2, "watch: closing a %s watch that %s", w->r->plural, why);
+	MOCK_LOG_V(2, "Forcing watcher close", NL_KV_STR("resource", w->r->plural),
+	           NL_KV_STR("reason", why));
 	w->state = WATCH_ENDING;
 	h->terminated[w->r->id]++;
 	drop_unsent(w);
@@ -304,7 +305,8 @@ static mock_watcher *collect(mock_watch_hub *h, int64_t now, int probe, int all,
 			continue;
 		int wake = all || slow || due(h, w, now, wake_at);
 		if (!wake && probe && peer_gone(w->fd)) {
-			MOCK_LOG_V(2, "watch: %s client went away", w->r->plural);
+			MOCK_LOG_V(2, "Watch client went away",
+			           NL_KV_STR("resource", w->r->plural));
 			w->state = WATCH_GONE;
 			wake = 1;
 		}
@@ -479,7 +481,8 @@ void mock_watch_hub_free(mock_watch_hub *h)
 	mock_watch_hub_stop(h, 0);
 	mock_store_set_observer(h->store, NULL, NULL);
 	if (h->count > 0)
-		MOCK_LOG_ERROR("watch: hub freed with %zu open watchers", h->count);
+		MOCK_LOG_ERROR(NULL, "Watch hub freed with open watchers",
+		               NL_KV_UINT("watchers", h->count));
 	rings_free(h);
 	mock__watch_blobs_free(h);
 	pthread_cond_destroy(&h->drained);
@@ -626,7 +629,7 @@ static void position(mock_watcher *w, const mock_watch_spec *spec)
 	snprintf(req, sizeof(req), "%" PRIu64, spec->rv);
 	nl_status *st = nl_status_expired(req, oldest);
 	if (!st || queue_error(w, st) != 0)
-		MOCK_LOG_ERROR("watch: out of memory writing 410 Expired");
+		MOCK_LOG_ERROR("out of memory", "Cannot write the 410 Expired watch event");
 	nl_status_free(st);
 }
 
@@ -791,13 +794,12 @@ static ssize_t read_locked(mock_watcher *w, char *buf, size_t max)
 			if (rc == WATCH_FELL_BEHIND)
 				terminate(h, w, "fell behind the watch cache");
 			else if (rc == WATCH_OVER_LIMIT)
-				MOCK_LOG_V(2,
-				           "watch: ending a %s watch: --watch-buffer-bytes is full",
-				           w->r->plural);
+				MOCK_LOG_V(2, "Ending a watch, --watch-buffer-bytes is full",
+				           NL_KV_STR("resource", w->r->plural));
 			else
-				MOCK_LOG_ERROR(
-				    "watch: ending a %s watch: its next event cannot be written",
-				    w->r->plural);
+				MOCK_LOG_ERROR(NULL,
+				               "Ending a watch, its next event cannot be written",
+				               NL_KV_STR("resource", w->r->plural));
 			w->state = WATCH_ENDING;
 			return MOCK_WATCH_END;
 		}

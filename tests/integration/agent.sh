@@ -70,7 +70,7 @@ done
 echo "renewTime advanced $seen times in 6 s, now $prev"
 [ "$seen" -ge 4 ] || fail "renewTime advanced only $seen times in 6 s"
 kill -0 "$agent_pid" 2>/dev/null || fail "nodelet exited"
-grep -q 'renewed node lease kube-node-lease/agent-sh' "$work/agent.log" || fail "no renewal logged at -v 4"
+grep -q '"Renewed node lease" lease="kube-node-lease/agent-sh" renewTime="' "$work/agent.log" || fail "no renewal logged at -v 4"
 grep -q '^I[0-9]\{4\} [0-9:.]\{15\} ' "$work/agent.log" || fail "logs are not klog-style"
 
 curl -s "$url/api/v1/nodes/agent-sh" >"$work/node.json"
@@ -100,8 +100,8 @@ fi
 
 # SIGHUP: logged and ignored; the agent keeps renewing.
 kill -HUP "$agent_pid"
-for _ in $(seq 1 50); do grep -q 'received SIGHUP' "$work/agent.log" && break; sleep 0.1; done
-grep -q 'received SIGHUP, ignored' "$work/agent.log" || fail "SIGHUP not logged"
+for _ in $(seq 1 50); do grep -q '"Received SIGHUP' "$work/agent.log" && break; sleep 0.1; done
+grep -q '] "Received SIGHUP, ignored: nodelet does not reload its configuration, restart it to apply changes"$' "$work/agent.log" || fail "SIGHUP not logged"
 before=$(renew_time)
 for _ in $(seq 1 40); do [ "$(renew_time)" != "$before" ] && break; sleep 0.1; done
 kill -0 "$agent_pid" 2>/dev/null || fail "nodelet exited on SIGHUP"
@@ -113,7 +113,7 @@ wait "$agent_pid"
 rc=$?
 agent_pid=
 [ "$rc" -eq 0 ] || fail "nodelet exited $rc on SIGTERM"
-grep -q 'received SIGTERM' "$work/agent.log" || fail "shutdown not logged"
+grep -q '] "Received signal, shutting down, the node lease is left to expire" signal="SIGTERM"$' "$work/agent.log" || fail "shutdown not logged"
 [ -n "$(renew_time)" ] || fail "the lease was deleted on shutdown"
 
 # SIGINT: exit 0 as well.
@@ -139,8 +139,8 @@ printf 'apiVersion: nodelet.io/v1alpha1\nkind: NodeletConfiguration\nleaseDurati
 "$NODELET" --kubeconfig "$work/kubeconfig" --node-name agent-sh-5 \
 	--dynamic-config-dir "$work/dyn" >"$work/agent.log" 2>&1 &
 agent_pid=$!
-for _ in $(seq 1 100); do grep -q 'lease duration' "$work/agent.log" && break; sleep 0.05; done
-grep -q 'node "agent-sh-5", API server .*, lease duration 20s$' "$work/agent.log" ||
+for _ in $(seq 1 100); do grep -q '"Starting nodelet"' "$work/agent.log" && break; sleep 0.05; done
+grep -q '] "Starting nodelet" version="[^"]*" node="agent-sh-5" server="http[^"]*" leaseDurationSeconds=20$' "$work/agent.log" ||
 	fail "the startup line does not show the checkpointed lease duration"
 kill -TERM "$agent_pid"
 wait "$agent_pid"
@@ -157,6 +157,6 @@ mock_pid=
 "$NODELET" --kubeconfig "$work/kubeconfig" --node-name agent-sh-4 --once >"$work/agent.log" 2>&1
 rc=$?
 [ "$rc" -eq 1 ] || fail "--once against no server exited $rc, not 1"
-grep -q '^E[0-9]\{4\} .*Unable to register node with API server' "$work/agent.log" ||
+grep -q '^E[0-9]\{4\} .*] "Unable to register node with API server" err=".*" node="agent-sh-4"$' "$work/agent.log" ||
 	fail "registration failure not logged at error level"
 echo "PASS"

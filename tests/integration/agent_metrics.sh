@@ -31,8 +31,8 @@ wait_for() {
 "$NODELET" --kubeconfig "$work/kubeconfig" --node-name edge-m --lease-duration-seconds 4 \
 	--metrics-bind-address 127.0.0.1:0 --dynamic-config-dir "$work/dyn" >"$work/agent.log" 2>&1 &
 agent=$!
-for _ in $(seq 1 100); do grep -q "serving metrics and healthz on port" "$work/agent.log" 2>/dev/null && break; sleep 0.05; done
-port=$(sed -n 's/.*serving metrics and healthz on port \([0-9]*\).*/\1/p' "$work/agent.log")
+for _ in $(seq 1 100); do grep -q '"Serving metrics and healthz" port=' "$work/agent.log" 2>/dev/null && break; sleep 0.05; done
+port=$(sed -n 's/.*"Serving metrics and healthz" port=\([0-9]*\)$/\1/p' "$work/agent.log")
 [ -n "$port" ] || fail "no metrics port in the log"
 m=http://127.0.0.1:$port
 
@@ -121,8 +121,8 @@ grep -q "^rest_client_requests_total{code=\"<error>\",host=\"$port_api\",method=
 "$NODELET" --kubeconfig "$work/kubeconfig" --node-name edge-m2 \
 	--metrics-bind-address 127.0.0.1:0 >"$work/agent2.log" 2>&1 &
 agent2=$!
-for _ in $(seq 1 100); do grep -q "serving metrics and healthz on port" "$work/agent2.log" 2>/dev/null && break; sleep 0.05; done
-port2=$(sed -n 's/.*serving metrics and healthz on port \([0-9]*\).*/\1/p' "$work/agent2.log")
+for _ in $(seq 1 100); do grep -q '"Serving metrics and healthz" port=' "$work/agent2.log" 2>/dev/null && break; sleep 0.05; done
+port2=$(sed -n 's/.*"Serving metrics and healthz" port=\([0-9]*\)$/\1/p' "$work/agent2.log")
 [ -n "$port2" ] || { kill $agent2; fail "no metrics port for the second agent"; }
 m2=http://127.0.0.1:$port2
 [ "$(curl -s "$m2/livez")" = ok ] || { kill $agent2; fail "/livez before registration"; }

@@ -21,7 +21,9 @@ grep -q 'invalid value "nope" for --port' "$work/err" || fail "bad --port messag
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n' >"$work/bad.yaml"
 "$MOCKAPI" --port 0 --fixtures "$work/bad.yaml" >/dev/null 2>"$work/err"
 [ $? -eq 1 ] || fail "invalid fixture must exit 1"
-grep -q 'ConfigMap "Bad_Name" is invalid' "$work/err" || { cat "$work/err"; fail "invalid fixture message"; }
+# cli.Run's line for an error after logging started; the message %q-quoted.
+grep -q '^E[0-9]\{4\} .*] "command failed" err=".*ConfigMap \\"Bad_Name\\" is invalid' "$work/err" ||
+	{ cat "$work/err"; fail "invalid fixture message"; }
 "$MOCKAPI" --port 0 --fixtures "$work/missing.yaml" >/dev/null 2>"$work/err"
 [ $? -eq 1 ] || fail "missing fixture must exit 1"
 

@@ -73,4 +73,12 @@ for v in -v=3 --v=3; do
 	pid=
 done
 expect_usage 2 'nodelet-mockapi: invalid value "=x" for -v' "$MOCKAPI" -v=x
+# --logging-format: component-base's two names, its validation error.
+for p in "$MOCKAPI" "$NODELET" "$RUNNER"; do
+	n=$(basename "$p")
+	expect_usage 2 "$n: format: Invalid value: \"xml\": Unsupported log format" \
+		"$p" --logging-format xml
+	expect_usage 2 "$n: format: Invalid value: \"JSON\": Unsupported log format" \
+		"$p" --logging-format=JSON
+done
 echo "PASS: flag and output problems exit non-zero with one line; -v=N and --v=N accepted"

@@ -90,7 +90,7 @@ wait "$mock" 2>/dev/null
 mock=
 start_mock "$port" mock2 || fail "mock did not restart on port $port"
 t0=$(now_ms)
-grep -q "the last stop was not clean" "$work/mock2.err" || fail "unclean stop not noticed"
+grep -q '] "The last stop was not clean, resourceVersions skip ahead" path=' "$work/mock2.err" || fail "unclean stop not noticed"
 
 [ "$(curl -s "$api/namespaces/kube-system/configmaps/edge-config" | json_field uid)" = "$cm_uid" ] ||
 	fail "ConfigMap lost or has a new uid"
@@ -163,7 +163,7 @@ wait "$bad"
 grep -q "state.log: offset [0-9]*: truncated record frame" "$work/bad.err" ||
 	{ cat "$work/bad.err"; fail "error does not name the offset"; }
 start_mock 0 mock4 --discard-bad-state || fail "--discard-bad-state did not start"
-grep -q "dropping 7 bytes" "$work/mock4.err" || fail "discarded bytes not reported"
+grep -q '] "Bad state record, --discard-bad-state keeps the records before it" path="[^"]*state.log" offset=[0-9]* reason="truncated record frame" droppedBytes=7$' "$work/mock4.err" || fail "discarded bytes not reported"
 url=$(sed -n 's/^nodelet-mockapi listening on //p' "$work/mock4.out")
 [ "$(curl -s "$url/api/v1/namespaces/kube-system/configmaps/edge-config" | json_field uid)" = "$cm_uid" ] ||
 	fail "intact state lost with --discard-bad-state"

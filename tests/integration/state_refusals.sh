@@ -88,7 +88,7 @@ accepted() {
 }
 
 start first || fail "first start"
-grep -q "no state there yet: first start" "$work/first.err" || fail "first start not logged"
+grep -q '] "No state there yet, first start with an empty store" path=' "$work/first.err" || fail "first start not logged"
 namespaces_there first
 create_cm a
 rv=$(list_rv)
@@ -102,7 +102,7 @@ refused empty-snapshot "state: empty"
 rm "$state"
 refused missing-snapshot "state: missing"
 accepted discard-snapshot "$rv" --discard-bad-state
-grep -q -- "--discard-bad-state: starting without it" "$work/discard-snapshot.err" ||
+grep -q -- '] "State file does not fit, --discard-bad-state goes on" path="[^"]*" reason="[^"]*" action="starting without it[^"]*"$' "$work/discard-snapshot.err" ||
 	fail "discarding not logged"
 create_cm b
 rv=$(list_rv)
@@ -136,11 +136,11 @@ rv=$(list_rv)
 ln -s /dev/full "$state.tmp"
 stop TERM
 [ "$status" -eq 1 ] || fail "full disk at SIGTERM: exit status $status"
-grep -q "final snapshot failed, the stop is not clean" "$work/discard-all.err" ||
+grep -q '] "Final snapshot failed, the stop is not clean" err="' "$work/discard-all.err" ||
 	fail "no log line for the failed final snapshot"
 echo "full disk at SIGTERM: exit status 1"
 accepted after-full "$rv"
-grep -q "the last stop was not clean" "$work/after-full.err" || fail "unclean stop not noticed"
+grep -q '] "The last stop was not clean, resourceVersions skip ahead" path=' "$work/after-full.err" || fail "unclean stop not noticed"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/api/v1/namespaces/default/configmaps/d")" = 200 ] ||
 	fail "a change acknowledged before the failed stop is lost"
 stop TERM

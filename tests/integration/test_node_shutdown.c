@@ -496,10 +496,10 @@ static void test_node_shutdown__too_small_inhibit_delay_is_reported(void)
 	CU_ASSERT_TRUE(run_until(&x, ready_true));
 	CU_ASSERT_TRUE(run_until(&x, lease_renewed_twice));
 	CU_ASSERT_EQUAL(
-	    log_count("Failed to start node shutdown manager: node shutdown manager was "
+	    log_count("] \"Failed to start node shutdown manager\" err=\"node shutdown manager was "
 	              "unable to update logind InhibitDelayMaxSec to 30s "
 	              "(ShutdownGracePeriod), current value of InhibitDelayMaxSec (5s) "
-	              "is less than requested ShutdownGracePeriod"),
+	              "is less than requested ShutdownGracePeriod\"\n"),
 	    1);
 	CU_ASSERT_EQUAL(fake_inhibits(), 0);
 	CU_ASSERT_FALSE(nl_agent_shutdown_lock_held(x.agent));
@@ -514,7 +514,7 @@ static void test_node_shutdown__no_bus_is_one_log_line(void)
 	fixture_start(&x, "unix:path=/nonexistent/nodelet-test-bus", 5 * SEC);
 	CU_ASSERT_TRUE(run_until(&x, ready_true));
 	CU_ASSERT_TRUE(run_until(&x, lease_renewed_twice));
-	CU_ASSERT_EQUAL(log_count("Failed to start node shutdown manager"), 1);
+	CU_ASSERT_EQUAL(log_count("] \"Failed to start node shutdown manager\" err="), 1);
 	CU_ASSERT_EQUAL(log_count("cannot connect to the system bus: No such file or directory"),
 	                1);
 	fixture_free(&x);
@@ -527,9 +527,10 @@ static void test_node_shutdown__bus_without_logind_is_one_log_line(void)
 	fixture_start(&x, bus_address, 5 * SEC);
 	CU_ASSERT_TRUE(run_until(&x, ready_true));
 	CU_ASSERT_TRUE(run_until(&x, lease_renewed_twice));
-	CU_ASSERT_EQUAL(log_count("Failed to start node shutdown manager: failed reading "
-	                          "InhibitDelayMaxUSec property from logind: "),
-	                1);
+	CU_ASSERT_EQUAL(
+	    log_count("] \"Failed to start node shutdown manager\" err=\"failed reading "
+	              "InhibitDelayMaxUSec property from logind: "),
+	    1);
 	CU_ASSERT_FALSE(nl_agent_shutdown_lock_held(x.agent));
 	fixture_free(&x);
 }
@@ -543,6 +544,7 @@ static void test_node_shutdown__off_by_default(void)
 	CU_ASSERT_TRUE(run_until(&x, ready_true));
 	CU_ASSERT_EQUAL(fake_inhibits(), 0);
 	CU_ASSERT_EQUAL(log_count("shutdown manager"), 0);
+	CU_ASSERT_EQUAL(log_count("Shutdown manager"), 0);
 	fixture_free(&x);
 	fake_stop();
 }

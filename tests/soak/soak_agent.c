@@ -193,7 +193,7 @@ static void fault_window(soak_agent *s)
 	soak_window_describe(desc, sizeof(desc), &w);
 	soak_watchdog_where("window %u (%s), seed %llu", s->windows, desc,
 	                    (unsigned long long)s->args.seed);
-	NL_LOG_V(1, "soak window %u: %s", s->windows, desc);
+	NL_LOG_V(1, "Soak window", NL_KV_UINT("window", s->windows), NL_KV_STR("faults", desc));
 	if (soak_window_inject(s, &w) != 0)
 		return;
 	int64_t start = nl_clock_now(s->clock);

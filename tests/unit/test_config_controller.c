@@ -1417,26 +1417,29 @@ static void test_config_controller__restart_logs_the_configuration_it_runs(void)
 	FILE *f = log_begin();
 	CU_ASSERT_EQUAL(assign(&h, "uid-good", CONFIG_LEASE(12)), 0);
 	log_end(f, buf, sizeof(buf));
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] restarting on the assigned configuration, using "
-	                                   "current: /api/v1/namespaces/bar/configmaps/foo, UID: "
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] \"Restarting on a configuration\" "
+	                                   "configuration=\"assigned\" condition=\"using current: "
+	                                   "/api/v1/namespaces/bar/configmaps/foo, UID: "
 	                                   "uid-good, ResourceVersion: "));
 	CU_ASSERT_EQUAL(nl_clock_advance(h.clock, 10 * MIN + 10 * SEC), 0);
 	f = log_begin();
 	CU_ASSERT_EQUAL(assign(&h, "uid-bad", CONFIG_LEASE(0)), 0);
 	log_end(f, buf, sizeof(buf));
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] restarting on the last-known-good configuration, "
-	                                   "using last-known-good: "
-	                                   "/api/v1/namespaces/bar/configmaps/foo, UID: uid-good, "
-	                                   "ResourceVersion: "));
-	CU_ASSERT_PTR_NULL(strstr(buf, "restarting on the assigned"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(buf, "] \"Restarting on a configuration\" "
+	                "configuration=\"last-known-good\" condition=\"using last-known-good: "
+	                "/api/v1/namespaces/bar/configmaps/foo, UID: uid-good, "
+	                "ResourceVersion: "));
+	CU_ASSERT_PTR_NULL(strstr(buf, "configuration=\"assigned\""));
 	CU_ASSERT_EQUAL(h.cfg ? h.cfg->lease_duration_seconds : 0, 12);
 	/* unassigned: the local configuration */
 	f = log_begin();
 	set_node_source(&h, 0, NULL);
 	CU_ASSERT_EQUAL(sync_config(&h), 0);
 	log_end(f, buf, sizeof(buf));
-	CU_ASSERT_PTR_NOT_NULL(
-	    strstr(buf, "] restarting on the local configuration, using current: local\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+	                              "] \"Restarting on a configuration\" configuration=\"local\" "
+	                              "condition=\"using current: local\"\n"));
 	teardown(&h);
 }
 
@@ -1451,8 +1454,9 @@ static void test_config_controller__rollback_to_local_logs_last_known_good_local
 	CU_ASSERT_EQUAL(assign(&h, "uid-bad", CONFIG_LEASE(0)), 0);
 	log_end(f, buf, sizeof(buf));
 	CU_ASSERT_PTR_NULL(h.cfg);
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] restarting on the last-known-good configuration, "
-	                                   "using last-known-good: local\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] \"Restarting on a configuration\" "
+	                                   "configuration=\"last-known-good\" "
+	                                   "condition=\"using last-known-good: local\"\n"));
 	teardown(&h);
 }
 

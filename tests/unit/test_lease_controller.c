@@ -1720,9 +1720,10 @@ static void test_lease_controller__failed_cached_round_logs_its_attempts(void)
 	for (int i = 0; i < 5; i++)
 		add_fault(&x.api, UPDATE_LEASE, NL_ESERVER);
 	CU_ASSERT_EQUAL(sync_logged(&x, buf, sizeof(buf)), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] failed to update lease using latest lease, fallback "
-	                                   "to ensure lease, err: failed 5 attempts to update node "
-	                                   "lease\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+	                              "] \"failed to update lease using latest lease, fallback "
+	                              "to ensure lease\" err=\"failed 5 attempts to update node "
+	                              "lease\"\n"));
 	fixture_free(&x);
 }
 
@@ -1739,11 +1740,13 @@ static void test_lease_controller__unreadable_node_round_logs_no_update_sent(voi
 	nl__lease_set_latest(x.lc, cached);
 	CU_ASSERT_EQUAL(sync_logged(&x, buf, sizeof(buf)), NL_ENOTFOUND);
 	CU_ASSERT_EQUAL(x.api.nreqs, 11); /* 5 GET node, GET lease, 5 GET node */
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] failed to update lease using latest lease, fallback "
-	                                   "to ensure lease, err: node \"foo\" cannot be read, no "
-	                                   "node lease update sent in 5 attempts\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] node \"foo\" cannot be read, no node lease update "
-	                                   "sent in 5 attempts, will retry after 10s\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+	                              "] \"failed to update lease using latest lease, fallback "
+	                              "to ensure lease\" err=\"node \\\"foo\\\" cannot be "
+	                              "read, no node lease update sent in 5 attempts\"\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] \"Will retry updating lease\" err=\"node \\\"foo\\\" "
+	                                   "cannot be read, no node lease update sent in 5 "
+	                                   "attempts\" interval=\"10s\"\n"));
 	CU_ASSERT_PTR_NULL(strstr(buf, "failed 5 attempts"));
 	fixture_free(&x);
 }
@@ -1763,9 +1766,10 @@ static void test_lease_controller__partly_unsent_round_logs_both(void)
 	add_fault(&x.api, UPDATE_LEASE, NL_ESERVER);
 	add_fault(&x.api, UPDATE_LEASE, NL_ESERVER);
 	CU_ASSERT_NOT_EQUAL(sync_logged(&x, buf, sizeof(buf)), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "] failed 5 attempts to update node lease, 3 of them "
-	                                   "not sent: node \"foo\" cannot be read, will retry "
-	                                   "after 10s\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+	                              "] \"Will retry updating lease\" err=\"failed 5 "
+	                              "attempts to update node lease, 3 of them not sent: node "
+	                              "\\\"foo\\\" cannot be read\" interval=\"10s\"\n"));
 	fixture_free(&x);
 }
 

@@ -175,7 +175,9 @@ static void test_nodelet_config__unknown_fields_are_ignored_with_a_warning(void)
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 	CU_ASSERT_EQUAL(c->lease_duration_seconds, 40);
-	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "unknown field \"leaseDurationSecond\""));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(logbuf, "] \"Strict decoding error: unknown field, ignored\" path="));
+	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, " field=\"leaseDurationSecond\"\n"));
 	nl_nodelet_config_free(c);
 }
 

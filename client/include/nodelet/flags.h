@@ -24,4 +24,14 @@ int nl_flags_getopt_error(const char *prog, int c, char *const argv[], int optin
  * "invalid value \"ARG\" for -v" as a usage error and returns -1. */
 int nl_flags_parse_verbosity(const char *prog, const char *arg, int max, int *out);
 
+/* --logging-format's help line, component-base's wording. */
+#define NL_FLAGS_LOGGING_FORMAT_HELP \
+	"Sets the log format. Permitted formats: \"json\", \"text\". (default \"text\")"
+
+/* Parses --logging-format ("text" or "json") and sets the process's log
+ * format (nodelet/log.h). Otherwise reports component-base's validation
+ * error, `format: Invalid value: "xml": Unsupported log format`, as a
+ * usage error and returns -1. */
+int nl_flags_parse_logging_format(const char *prog, const char *arg);
+
 #endif
