@@ -348,6 +348,7 @@ static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection 
 {
 	mock_request *req = &c->req;
 	mock_response resp;
+	int64_t took;
 	mock_response_init(&resp);
 	/* Authentication and the in-flight limit (access.h); a 429 goes out
 	 * before faults and the journal, as from the apiserver's filter. */
@@ -404,7 +405,7 @@ static enum MHD_Result answer(mock_server *s, req_ctx *c, struct MHD_Connection 
 		break;
 	}
 answered:
-	int64_t took = mock_metrics_now() - c->t0;
+	took = mock_metrics_now() - c->t0;
 	if (MOCK_LOG_ENABLED(2)) {
 		/* httplog's line (kube-apiserver logs it at -v 3) */
 		char latency[NL_DURATION_BUFSZ];
