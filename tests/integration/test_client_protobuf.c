@@ -56,21 +56,31 @@ static int handler(int fd, const fake_http_req *r, void *payload)
 	memcpy(s->body, r->body, s->body_len);
 	int code = s->code, watch = s->watch;
 	const char *ct = s->ct;
-	const char *reply = s->reply;
 	size_t len = s->reply_len, step = s->step;
+	/* The answer's own copy: the test frees its buffer once the client
+	 * has read the answer, which can be before write() has returned here
+	 * (ASan checks the range after the call). */
+	char *reply = malloc(len ? len : 1);
+	if (reply && len)
+		memcpy(reply, s->reply, len);
 	pthread_mutex_unlock(&s->mu);
+	if (!reply)
+		return 1;
+	int rc = 1;
 	if (watch) {
 		fake_http_start_chunked(fd, 200, ct);
 		for (size_t at = 0; at < len; at += step)
 			fake_http_chunk(fd, reply + at, at + step > len ? len - at : step);
 		fake_http_chunk(fd, NULL, 0);
-		return 1;
+	} else {
+		char head[512];
+		int n = snprintf(head, sizeof(head),
+		                 "HTTP/1.1 %d X\r\nContent-Type: %s\r\nContent-Length: %zu\r\n\r\n",
+		                 code, ct, len);
+		rc = write_all(fd, head, (size_t)n) != 0 || write_all(fd, reply, len) != 0;
 	}
-	char head[512];
-	int n = snprintf(head, sizeof(head),
-	                 "HTTP/1.1 %d X\r\nContent-Type: %s\r\nContent-Length: %zu\r\n\r\n", code,
-	                 ct, len);
-	return write_all(fd, head, (size_t)n) != 0 || write_all(fd, reply, len) != 0;
+	free(reply);
+	return rc;
 }
 
 static fake_http *start(script *s)
