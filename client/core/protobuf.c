@@ -201,6 +201,19 @@ static int put_raw(nl_buf *b, unsigned num, json_object *v)
 	return rc ? rc : close_sub(b, mark);
 }
 
+/* A []byte, held in JSON as base64 (the decoder made it canonical). */
+static int put_base64(nl_buf *b, unsigned num, json_object *v)
+{
+	size_t len, dlen = 0;
+	const char *s = str_or_empty(v, &len);
+	unsigned char *raw = NULL;
+	int rc = nl_base64_decode(&raw, &dlen, s, len, NULL);
+	if (!rc)
+		rc = put_bytes(b, num, raw, dlen);
+	free(raw);
+	return rc;
+}
+
 static int put_array(nl_buf *b, const nl_field *f, json_object *a)
 {
 	int rc = 0;
@@ -256,6 +269,8 @@ static int put_field(nl_buf *b, const nl_field *f, json_object *v)
 		return put_array(b, f, v);
 	case NL_FT_RAW:
 		return v ? put_raw(b, f->pb, v) : 0;
+	case NL_FT_BYTES:
+		return v ? put_base64(b, f->pb, v) : 0; /* a nil slice is not written */
 	}
 	return 0;
 }

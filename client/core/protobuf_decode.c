@@ -493,6 +493,18 @@ static int slot_value(dctx *c, const nl_field *f, slot *sl, json_object **v)
 		return decode_struct(c, f->sub, p, n, v);
 	case NL_FT_RAW:
 		return decode_raw(c, p, n, v);
+	case NL_FT_BYTES: {
+		char *b64 = NULL;
+		if (!sl->present || (oe && sl->n == 0))
+			return 0; /* nil: null, written by the caller */
+		if (nl_base64_encode(&b64, sl->p, sl->n) != 0) {
+			c->oom = 1;
+			return NL_ENOMEM;
+		}
+		*v = count(c, json_object_new_string(b64));
+		free(b64);
+		break;
+	}
 	default: /* arrays and maps: what was read */
 		*v = sl->acc;
 		sl->acc = NULL;
@@ -518,7 +530,7 @@ static int writes_null(const nl_field *f, const slot *sl)
 		return !(f->flags & NL_F_PTR) || sl->present; /* a set *Time that is zero: null */
 	if (f->flags & (NL_F_PTR | NL_F_OMITEMPTY))
 		return 0;
-	return !sl->present && is_collection(f->type);
+	return !sl->present && (is_collection(f->type) || f->type == NL_FT_BYTES);
 }
 
 static const nl_field *field_by_number(const nl_schema *s, uint64_t num)

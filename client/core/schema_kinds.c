@@ -604,6 +604,48 @@ static const nl_field partial_fields[] = {
 };
 PUBLIC_SCHEMA(nl_schema_partial_object_metadata, "PartialObjectMetadata", partial_fields);
 
+/* ------------------------------------------- CertificateSigningRequest */
+
+static const nl_field csr_condition_fields[] = {
+    STR("type", 0, "v1.RequestConditionType", 1),
+    STR("status", 0, "v1.ConditionStatus", 6),
+    STR("reason", OE, "string", 2),
+    STR("message", OE, "string", 3),
+    F("lastUpdateTime", NL_FT_TIME, OE, "v1.Time", 4),
+    F("lastTransitionTime", NL_FT_TIME, OE, "v1.Time", 5),
+};
+SCHEMA(csr_condition_schema, "CertificateSigningRequestCondition", csr_condition_fields);
+
+/* spec.extra (map[string]ExtraValue) is type-checked as any JSON and never
+ * kept: the strategy sets it from the requester, and no authenticator of
+ * the mock gives a user extra attributes (docs/decisions/0042). */
+static const nl_field csr_spec_fields[] = {
+    F("request", NL_FT_BYTES, 0, "[]uint8", 1),
+    STR("signerName", 0, "string", 7),
+    F("expirationSeconds", NL_FT_INT32, OE | PTR, "int32", 8),
+    ARR("usages", OE, "[]v1.KeyUsage", NL_FT_STRING, NULL, 5),
+    STR("username", OE, "string", 2),
+    STR("uid", OE, "string", 3),
+    ARR("groups", OE, "[]string", NL_FT_STRING, NULL, 4),
+    F("extra", NL_FT_RAW, OE | NL_F_DROP, "map[string]v1.ExtraValue", 0),
+};
+SCHEMA(csr_spec_schema, "CertificateSigningRequestSpec", csr_spec_fields);
+
+static const nl_field csr_status_fields[] = {
+    ARR("conditions", OE, "[]v1.CertificateSigningRequestCondition", NL_FT_OBJECT,
+        &csr_condition_schema, 1),
+    F("certificate", NL_FT_BYTES, OE, "[]uint8", 2),
+};
+SCHEMA(csr_status_schema, "CertificateSigningRequestStatus", csr_status_fields);
+
+static const nl_field csr_fields[] = {
+    TYPEMETA,
+    METADATA(1),
+    OBJ("spec", 0, "v1.CertificateSigningRequestSpec", csr_spec_schema, 2),
+    OBJ("status", OE, "v1.CertificateSigningRequestStatus", csr_status_schema, 3),
+};
+PUBLIC_SCHEMA(nl_schema_csr, "CertificateSigningRequest", csr_fields);
+
 /* ----------------------------------------------------------------- lists */
 
 #define LIST_SCHEMA(var, goname, item)                                                \
@@ -620,6 +662,7 @@ PUBLIC_SCHEMA(nl_schema_partial_object_metadata, "PartialObjectMetadata", partia
 #define nl_schema_Event_tbl nl_schema_event
 #define nl_schema_Lease_tbl nl_schema_lease
 #define nl_schema_Pod_tbl nl_schema_pod
+#define nl_schema_CertificateSigningRequest_tbl nl_schema_csr
 #define nl_schema_PartialObjectMetadata_tbl nl_schema_partial_object_metadata
 LIST_SCHEMA(namespace_list_schema, "NamespaceList", Namespace);
 LIST_SCHEMA(node_list_schema, "NodeList", Node);
@@ -627,6 +670,7 @@ LIST_SCHEMA(configmap_list_schema, "ConfigMapList", ConfigMap);
 LIST_SCHEMA(event_list_schema, "EventList", Event);
 LIST_SCHEMA(lease_list_schema, "LeaseList", Lease);
 LIST_SCHEMA(pod_list_schema, "PodList", Pod);
+LIST_SCHEMA(csr_list_schema, "CertificateSigningRequestList", CertificateSigningRequest);
 LIST_SCHEMA(partial_list_schema, "PartialObjectMetadataList", PartialObjectMetadata);
 
 /* ---------------------------------------------------------------- lookup */
@@ -648,6 +692,8 @@ static const struct {
     {"coordination.k8s.io/v1", "LeaseList", &lease_list_schema},
     {"v1", "Pod", &nl_schema_pod},
     {"v1", "PodList", &pod_list_schema},
+    {"certificates.k8s.io/v1", "CertificateSigningRequest", &nl_schema_csr},
+    {"certificates.k8s.io/v1", "CertificateSigningRequestList", &csr_list_schema},
     {"v1", "Status", &nl_schema_status},
     {"policy/v1", "Eviction", &nl_schema_eviction},
     {"meta.k8s.io/v1", "PartialObjectMetadata", &nl_schema_partial_object_metadata},

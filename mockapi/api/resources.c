@@ -4,6 +4,7 @@
 #include "resources.h"
 
 #include "pod_strategy.h"
+#include "csr.h"
 #include "schema.h"
 #include "validation.h"
 
@@ -140,6 +141,8 @@ static const char *const node_short[] = {"no", NULL};
 static const char *const configmap_short[] = {"cm", NULL};
 static const char *const event_short[] = {"ev", NULL};
 static const char *const pod_short[] = {"po", NULL};
+static const char *const csr_short[] = {"csr", NULL};
+static const char *const csr_fields_sel[] = {"spec.signerName", NULL};
 
 static const char *const namespace_fields_sel[] = {"status.phase", NULL};
 static const char *const node_fields_sel[] = {"spec.unschedulable", NULL};
@@ -284,6 +287,27 @@ static const mock_resource resources[MOCK_KIND_COUNT] = {
             .validate = mock_validate_pod,
             .grace_period = mock_pod_grace_period,
             .return_deleted = 1,
+        },
+    [MOCK_KIND_CSR] =
+        {
+            .id = MOCK_KIND_CSR,
+            .group = "certificates.k8s.io",
+            .version = "v1",
+            .api_version = "certificates.k8s.io/v1",
+            .plural = "certificatesigningrequests",
+            .singular = "certificatesigningrequest",
+            .kind = "CertificateSigningRequest",
+            .list_kind = "CertificateSigningRequestList",
+            .namespaced = 0,
+            .short_names = csr_short,
+            .unconditional_update = 1,
+            .has_status = 1,
+            .has_approval = 1,
+            .selectable_fields = csr_fields_sel,
+            .schema = &nl_schema_csr,
+            .prepare_create_as = mock_csr_prepare_create,
+            .prepare_endpoint = mock_csr_prepare_update,
+            .validate_endpoint = mock_validate_csr,
         },
 };
 

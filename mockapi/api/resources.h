@@ -4,6 +4,8 @@
 #ifndef MOCK_RESOURCES_H
 #define MOCK_RESOURCES_H
 
+#include "core/request.h"
+
 #include <json-c/json.h>
 #include <nodelet/status.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@ typedef enum {
 	MOCK_KIND_NODE,
 	MOCK_KIND_CONFIGMAP,
 	MOCK_KIND_EVENT,
+	MOCK_KIND_CSR, /* certificates.k8s.io/v1 CertificateSigningRequest */
 	MOCK_KIND_LEASE,
 	MOCK_KIND_POD,
 	MOCK_KIND_COUNT
@@ -36,6 +39,7 @@ typedef struct mock_resource {
 	int unconditional_update;       /* PUT without resourceVersion allowed */
 	int has_status;                 /* serves <plural>/status */
 	int has_eviction;               /* serves <plural>/eviction (pods) */
+	int has_approval;               /* serves <plural>/approval (CSRs) */
 	/* field selector names beyond metadata.name/namespace; NULL-terminated */
 	const char *const *selectable_fields;
 	const struct nl_schema *schema; /* nodelet/schema.h */
@@ -56,6 +60,15 @@ typedef struct mock_resource {
 	int64_t (*grace_period)(json_object *obj, const int64_t *requested);
 	/* The registry returns the deleted object, not a Status (pods). */
 	int return_deleted;
+	/* Kinds whose strategy depends on who asks and on the endpoint (CSRs);
+	 * set, they replace prepare_create, the generic spec/status copy with
+	 * prepare_update, and validate. sub is "", "status" or "approval";
+	 * now the write's RFC 3339 time; req may be NULL (no requester). */
+	void (*prepare_create_as)(json_object *obj, const mock_request *req);
+	void (*prepare_endpoint)(json_object *obj, json_object *old, const char *sub,
+	                         const char *now);
+	void (*validate_endpoint)(struct mock_ferrs *errs, json_object *obj, json_object *old,
+	                          const char *sub);
 } mock_resource;
 
 /* {group, plural} for Status messages ("leases.coordination.k8s.io"). */

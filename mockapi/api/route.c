@@ -119,6 +119,11 @@ static void route_resource(mock_route *rt, const char *group, const char *versio
 		rt->type = MOCK_ROUTE_OBJECT;
 		return;
 	}
+	if (rest == 2 && strcmp(seg[i + 2], "approval") == 0 && r->has_approval) {
+		strcpy(rt->subresource, "approval");
+		rt->type = MOCK_ROUTE_OBJECT;
+		return;
+	}
 none:
 	memset(rt, 0, sizeof(*rt));
 }
@@ -146,6 +151,21 @@ mock_route mock_route_parse(const char *path)
 int mock_route_allows(const mock_resource *r, const char *verb, int subresource)
 {
 	return mock_route_allows_sub(r, verb, subresource ? "status" : "");
+}
+
+size_t mock_route_subresources(const mock_resource *r,
+                               const char *out[MOCK_ROUTE_SUBRESOURCES_MAX + 1])
+{
+	size_t n = 0;
+	/* by name, as the apiserver lists them */
+	if (r->has_approval)
+		out[n++] = "approval";
+	if (r->id == MOCK_KIND_NAMESPACE)
+		out[n++] = "finalize";
+	if (r->has_status)
+		out[n++] = "status";
+	out[n] = NULL;
+	return n;
 }
 
 int mock_route_allows_sub(const mock_resource *r, const char *verb, const char *subresource)
@@ -234,8 +254,10 @@ void mock_request_attrs_of_route(mock_req_attrs *out, const mock_route *rt, cons
 	out->verb = verb;
 	out->res = rt->res;
 	out->resource = rt->res->plural;
+	/* a static text: rt may be the caller's temporary */
 	out->subresource = strcmp(rt->subresource, "finalize") == 0   ? "finalize"
 	                   : strcmp(rt->subresource, "eviction") == 0 ? "eviction"
+	                   : strcmp(rt->subresource, "approval") == 0 ? "approval"
 	                   : rt->subresource[0]                       ? "status"
 	                                                              : "";
 	out->group = rt->res->group;

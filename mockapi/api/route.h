@@ -19,7 +19,8 @@ typedef struct mock_route {
 	const mock_resource *res; /* COLLECTION / OBJECT */
 	char ns[254];             /* "" = none (cluster-scoped or all namespaces) */
 	char name[254];
-	char subresource[32]; /* "", "status", (namespaces) "finalize" or (pods) "eviction" */
+	char subresource[32]; /* "", "status", (namespaces) "finalize", (pods) "eviction" or
+	                       * (CSRs) "approval" */
 	int bad_name;         /* a path segment was over-long or empty */
 } mock_route;
 
@@ -37,6 +38,14 @@ int mock_route_allows(const mock_resource *r, const char *verb, int subresource)
 /* The same for a named subresource ("" or NULL: the main resource). */
 int mock_route_allows_sub(const mock_resource *r, const char *verb, const char *subresource);
 
+/* At most this many subresources on one resource. */
+#define MOCK_ROUTE_SUBRESOURCES_MAX 3
+/* The subresources r serves, sorted by name as discovery lists them, into
+ * out (static texts, NULL after the last); returns how many. Both
+ * discovery documents ask this. */
+size_t mock_route_subresources(const mock_resource *r,
+                               const char *out[MOCK_ROUTE_SUBRESOURCES_MAX + 1]);
+
 /* The audit verb of method on rt ("list" becomes "watch" when watch_param
  * is true as the apiserver reads a bool), or NULL when the route is none
  * or no verb maps to the method (e.g. POST on an object). */
@@ -53,7 +62,7 @@ typedef struct mock_req_attrs {
 	const char *verb;
 	const mock_resource *res; /* NULL for non-resource requests */
 	const char *resource;     /* plural, or "" */
-	const char *subresource;  /* "status", "finalize", "eviction" or "" (static) */
+	const char *subresource;  /* "status", "finalize", "eviction", "approval" or "" (static) */
 	const char *group;        /* "" for core and non-resource requests */
 	char ns[254];
 	char name[254];

@@ -463,6 +463,9 @@ static int decode_value(dctx *c, const nl_schema *st, const nl_field *f, nl_fiel
 		if (json_object_deep_copy(in, out, NULL) != 0)
 			c->oom = true;
 		return DEC_OK;
+	case NL_FT_BYTES:
+		*out = decode_bytes(c, st, in);
+		return DEC_OK;
 	}
 	return DEC_OK;
 }
@@ -479,6 +482,7 @@ static bool is_empty(nl_field_type t, json_object *v)
 {
 	switch (t) {
 	case NL_FT_STRING:
+	case NL_FT_BYTES:
 		return json_object_get_string_len(v) == 0;
 	case NL_FT_BOOL:
 		return !json_object_get_boolean(v);

@@ -674,6 +674,12 @@ static void no_new_finalizers(mock_ferrs *e, json_object *obj, json_object *old)
 
 void mock_validate_object(mock_ferrs *e, const mock_resource *r, json_object *obj, json_object *old)
 {
+	mock_validate_object_at(e, r, obj, old, "");
+}
+
+void mock_validate_object_at(mock_ferrs *e, const mock_resource *r, json_object *obj,
+                             json_object *old, const char *sub)
+{
 	size_t before = e->n;
 	if (old)
 		no_new_finalizers(e, obj, old);
@@ -688,7 +694,9 @@ void mock_validate_object(mock_ferrs *e, const mock_resource *r, json_object *ob
 		return;
 	}
 	mock_validate_object_meta(e, r, obj);
-	if (r->validate)
+	if (r->validate_endpoint)
+		r->validate_endpoint(e, obj, old, sub ? sub : "");
+	else if (r->validate)
 		r->validate(e, obj, old);
 	validate_stored_names(e, before, obj);
 }

@@ -65,6 +65,9 @@ void mock_validate_object_meta(mock_ferrs *e, const mock_resource *r, json_objec
  * for kinds that do not validate their ObjectMeta themselves. */
 void mock_validate_object(mock_ferrs *e, const mock_resource *r, json_object *obj,
                           json_object *old);
+/* The same for a write through endpoint sub ("", "status", "approval"). */
+void mock_validate_object_at(mock_ferrs *e, const mock_resource *r, json_object *obj,
+                             json_object *old, const char *sub);
 
 /* NULs in strings. A Go string may hold NULs, a C string cannot: where the
  * mock keeps a name as a C string (store keys, URL comparisons, Status

@@ -141,6 +141,39 @@ static const column pod_columns[] = {
     {NULL, NULL, NULL, 0},
 };
 
+/* printCertificateSigningRequest's columns; their descriptions are the
+ * certificates/v1beta1 SwaggerDoc texts upstream uses. */
+static const column csr_columns[] = {
+    {"Name", "name", DESC_NAME, 0},
+    {"Age", "", DESC_AGE, 0},
+    {"SignerName", "",
+     "Requested signer for the request. It is a qualified name in the form: "
+     "`scope-hostname.io/name`. If empty, it will be defaulted:\n 1. If it's a kubelet client "
+     "certificate, it is assigned\n    \"kubernetes.io/kube-apiserver-client-kubelet\".\n 2. "
+     "If it's a kubelet serving certificate, it is assigned\n    "
+     "\"kubernetes.io/kubelet-serving\".\n 3. Otherwise, it is assigned "
+     "\"kubernetes.io/legacy-unknown\".\nDistribution of trust for signers happens out of "
+     "band. You can select on this field using `spec.signerName`.",
+     0},
+    {"Requestor", "", "Base64-encoded PKCS#10 CSR data", 0},
+    {"RequestedDuration", "",
+     "expirationSeconds is the requested duration of validity of the issued certificate. The "
+     "certificate signer may issue a certificate with a different validity duration so a "
+     "client must check the delta between the notBefore and and notAfter fields in the issued "
+     "certificate to determine the actual duration.\n\nThe v1.22+ in-tree implementations of "
+     "the well-known Kubernetes signers will honor this field as long as the requested "
+     "duration is not greater than the maximum duration they will honor per the "
+     "--cluster-signing-duration CLI flag to the Kubernetes controller manager.\n\nCertificate "
+     "signers may not honor this field for various reasons:\n\n  1. Old signer that is "
+     "unaware of the field (such as the in-tree\n     implementations prior to v1.22)\n  2. "
+     "Signer whose configured maximum is shorter than the requested duration\n  3. Signer "
+     "whose configured minimum is longer than the requested duration\n\nThe minimum valid "
+     "value for expirationSeconds is 600, i.e. 10 minutes.",
+     0},
+    {"Condition", "", "Conditions applied to the request, such as approval or denial.", 0},
+    {NULL, NULL, NULL, 0},
+};
+
 static const column *columns_of(const mock_resource *r)
 {
 	switch (r->id) {
@@ -156,6 +189,8 @@ static const column *columns_of(const mock_resource *r)
 		return event_columns;
 	case MOCK_KIND_POD:
 		return pod_columns;
+	case MOCK_KIND_CSR:
+		return csr_columns;
 	default:
 		return NULL;
 	}
@@ -546,6 +581,45 @@ static void pod_cells(json_object *cells, json_object *obj, int64_t now)
 	}
 }
 
+/* extractCSRStatus: Denied over Approved over Pending, then ",Failed"
+ * and ",Issued". */
+static void csr_condition(nl_buf *b, json_object *obj)
+{
+	json_object *conds = nl_json_get_path(obj, "status.conditions");
+	int approved = 0, denied = 0, failed = 0;
+	for (size_t i = 0;
+	     json_object_is_type(conds, json_type_array) && i < json_object_array_length(conds);
+	     i++) {
+		const char *t = str(json_object_array_get_idx(conds, i), "type");
+		approved |= strcmp(t, "Approved") == 0;
+		denied |= strcmp(t, "Denied") == 0;
+		failed |= strcmp(t, "Failed") == 0;
+	}
+	nl_buf_printf(b, "%s%s%s",
+	              denied     ? "Denied"
+	              : approved ? "Approved"
+	                         : "Pending",
+	              failed ? ",Failed" : "", *str(obj, "status.certificate") ? ",Issued" : "");
+}
+
+static void csr_cells(json_object *cells, json_object *obj, int64_t now)
+{
+	char dur[32];
+	json_object *exp = nl_json_get_path(obj, "spec.expirationSeconds");
+	nl_buf b;
+	add_str(cells, str(obj, "metadata.name"));
+	json_object_array_add(cells, since(str(obj, "metadata.creationTimestamp"), now));
+	add_str(cells, *str(obj, "spec.signerName") ? str(obj, "spec.signerName") : "<none>");
+	add_str(cells, str(obj, "spec.username"));
+	if (exp)
+		mock_human_duration(dur, json_object_get_int64(exp) * 1000000);
+	add_str(cells, exp ? dur : "<none>");
+	nl_buf_init(&b, 32);
+	csr_condition(&b, obj);
+	add_str(cells, b.data ? b.data : "");
+	nl_buf_free(&b);
+}
+
 json_object *mock_table_cells(const mock_resource *r, json_object *obj, int64_t now)
 {
 	json_object *cells = json_object_new_array();
@@ -569,6 +643,9 @@ json_object *mock_table_cells(const mock_resource *r, json_object *obj, int64_t 
 		break;
 	case MOCK_KIND_POD:
 		pod_cells(cells, obj, now);
+		break;
+	case MOCK_KIND_CSR:
+		csr_cells(cells, obj, now);
 		break;
 	default:
 		break;

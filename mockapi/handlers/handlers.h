@@ -50,8 +50,8 @@ void mock_handle_patch(mock_api *api, const mock_route *rt, const mock_request *
  * apply that set managedFields itself). */
 typedef struct {
 	const mock_resource *r;
-	int status_subresource;
-	const char *subresource; /* the route's: "", "status" or "finalize" */
+	int status_subresource;  /* any subresource: not the main resource */
+	const char *subresource; /* the route's: "", "status", "finalize" or "approval" */
 	const char *name;
 	const char *manager;
 	char manager_buf[129]; /* MOCK_FIELD_MANAGER_MAX + 1 */

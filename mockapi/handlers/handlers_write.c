@@ -152,7 +152,10 @@ nl_status *mock_write_prepare(json_object *obj, json_object *old, void *payload)
 	if (denied)
 		return denied;
 	int finalize = strcmp(c->subresource, "finalize") == 0;
-	if (old && (c->r->has_status || finalize)) {
+	if (old && c->r->prepare_endpoint) {
+		/* a kind whose endpoints keep more than spec or status (CSRs) */
+		c->r->prepare_endpoint(obj, old, c->subresource, c->now);
+	} else if (old && (c->r->has_status || finalize)) {
 		/* /finalize keeps status as the main resource does (the
 		 * namespace's FinalizeStrategy), /status keeps spec. */
 		copy_field(obj, old, c->status_subresource && !finalize ? "spec" : "status");
@@ -166,12 +169,14 @@ nl_status *mock_write_prepare(json_object *obj, json_object *old, void *payload)
 		c->r->prepare_update(obj, old);
 	if (!old && c->r->prepare_create)
 		c->r->prepare_create(obj);
+	if (!old && c->r->prepare_create_as)
+		c->r->prepare_create_as(obj, c->req);
 	if (mock_managed_update(obj, old, c->r, c->manager, c->subresource, c->now) != 0)
 		return nl_status_internal("out of memory");
 
 	mock_ferrs errs;
 	mock_ferrs_init(&errs);
-	mock_validate_object(&errs, c->r, obj, old);
+	mock_validate_object_at(&errs, c->r, obj, old, c->subresource);
 	if (old && c->r->id == MOCK_KIND_NAMESPACE && strcmp(c->subresource, "status") == 0)
 		mock_validate_namespace_status(&errs, obj);
 	nl_status *st = NULL;

@@ -65,11 +65,8 @@ static json_object *resource(const mock_resource *r)
 			json_object_array_add(sn, json_object_new_string(r->short_names[i]));
 		json_object_object_add(o, "shortNames", sn);
 	}
-	if (r->has_status) {
-		/* by name, as the apiserver lists them */
-		static const char *const subs_ns[] = {"finalize", "status", NULL};
-		static const char *const subs_other[] = {"status", NULL};
-		const char *const *names = r->id == MOCK_KIND_NAMESPACE ? subs_ns : subs_other;
+	const char *names[MOCK_ROUTE_SUBRESOURCES_MAX + 1];
+	if (mock_route_subresources(r, names) > 0) {
 		json_object *subs = json_object_new_array();
 		if (r->has_eviction) /* before status */
 			json_object_array_add(subs, eviction_sub());

@@ -151,10 +151,10 @@ static json_object *resource_list(const char *group, const char *version)
 		if (strcmp(r->group, group) != 0 || strcmp(r->version, version) != 0)
 			continue;
 		json_object_array_add(items, resource_entry(r, ""));
-		if (r->id == MOCK_KIND_NAMESPACE)
-			json_object_array_add(items, resource_entry(r, "finalize"));
-		if (r->has_status)
-			json_object_array_add(items, resource_entry(r, "status"));
+		const char *subs[MOCK_ROUTE_SUBRESOURCES_MAX + 1];
+		mock_route_subresources(r, subs);
+		for (size_t i = 0; subs[i]; i++)
+			json_object_array_add(items, resource_entry(r, subs[i]));
 		if (r->has_eviction)
 			json_object_array_add(items, eviction_entry(r));
 	}

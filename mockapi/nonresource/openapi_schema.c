@@ -181,6 +181,8 @@ static json_object *scalar_schema(gen *g, nl_field_type t, const nl_field *f)
 		json_object_object_add(o, "additionalProperties",
 		                       ref("io.k8s.apimachinery.pkg.api.resource.Quantity"));
 		return o;
+	case NL_FT_BYTES:
+		return typed("string", "byte");
 	case NL_FT_RAW:
 		if (f && f->go_type && strcmp(f->go_type, "v1.FieldsV1") != 0)
 			return opaque(f->go_type);

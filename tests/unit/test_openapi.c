@@ -257,7 +257,7 @@ static void test_openapi__index_links_each_group_version(void)
 {
 	json_object *idx = mock_openapi_v3_index();
 	json_object *paths = json_object_object_get(idx, "paths");
-	CU_ASSERT_EQUAL(json_object_object_length(paths), 2);
+	CU_ASSERT_EQUAL(json_object_object_length(paths), 3);
 	const char *url = json_object_get_string(
 	    json_object_object_get(json_object_object_get(paths, "api/v1"), "serverRelativeURL"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(url);

@@ -464,6 +464,8 @@ static json_object *gen_value(nl_field_type t, const nl_field *f, int depth)
 	}
 	case NL_FT_RAW:
 		return nl_test_json("{\"f:data\":{\"f:a\":{}},\"n\":[1,\"x\",true,null]}");
+	case NL_FT_BYTES:
+		return json_object_new_string("AAEC/w==");
 	}
 	return NULL;
 }
@@ -477,6 +479,8 @@ static void test_protobuf__every_field_of_every_kind_round_trips(void)
 	    {"v1", "NamespaceList"},
 	    {"v1", "Node"},
 	    {"v1", "NodeList"},
+	    {"certificates.k8s.io/v1", "CertificateSigningRequest"},
+	    {"certificates.k8s.io/v1", "CertificateSigningRequestList"},
 	    {"v1", "ConfigMap"},
 	    {"v1", "ConfigMapList"},
 	    {"v1", "Event"},

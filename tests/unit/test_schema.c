@@ -603,10 +603,11 @@ static void test_schema__resource_flags_match_the_apiserver(void)
 		CU_ASSERT_EQUAL(r->create_on_update, k == MOCK_KIND_LEASE);
 		CU_ASSERT_EQUAL(r->unconditional_update, k != MOCK_KIND_LEASE);
 		CU_ASSERT_EQUAL(r->has_status, k == MOCK_KIND_NODE || k == MOCK_KIND_NAMESPACE ||
-		                                   k == MOCK_KIND_POD);
+		                                   k == MOCK_KIND_POD || k == MOCK_KIND_CSR);
 		CU_ASSERT_EQUAL(r->has_eviction, k == MOCK_KIND_POD);
+		CU_ASSERT_EQUAL(r->has_approval, k == MOCK_KIND_CSR);
 		CU_ASSERT_PTR_NOT_NULL(r->schema);
-		CU_ASSERT_PTR_NOT_NULL(r->validate);
+		CU_ASSERT_TRUE(r->validate || r->validate_endpoint);
 	}
 	CU_ASSERT_FALSE(mock_resource_get(MOCK_KIND_NODE)->namespaced);
 	CU_ASSERT_FALSE(mock_resource_get(MOCK_KIND_NAMESPACE)->namespaced);

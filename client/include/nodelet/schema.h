@@ -1,5 +1,6 @@
 /* The wire schema of every kind nodelet reads or writes: for each Go struct
- * of k8s.io/api v0.32 (core/v1, coordination/v1, policy/v1) and
+ * of k8s.io/api v0.32 (core/v1, coordination/v1, policy/v1,
+ * certificates/v1) and
  * k8s.io/apimachinery meta/v1, its fields in Go struct order with their JSON
  * name, JSON shape, `omitempty` / pointer choice and protobuf field number.
  *
@@ -29,6 +30,8 @@ typedef enum {
 	NL_FT_ARRAY,        /* a slice of elem (of sub when elem is NL_FT_OBJECT) */
 	NL_FT_RAW,          /* any JSON, copied as is; in protobuf a message whose
 	                     * field 1 holds the JSON text (FieldsV1, RawExtension) */
+	NL_FT_BYTES,        /* []byte: canonical base64 in JSON (nil is null), bytes
+	                     * in protobuf (written when non-nil, even empty) */
 } nl_field_type;
 
 /* Go's `omitempty`: "", 0, false, empty maps and slices are not written in
@@ -71,6 +74,7 @@ extern const nl_schema nl_schema_configmap;
 extern const nl_schema nl_schema_event;
 extern const nl_schema nl_schema_lease;
 extern const nl_schema nl_schema_pod;
+extern const nl_schema nl_schema_csr; /* certificates.k8s.io/v1 CertificateSigningRequest */
 extern const nl_schema nl_schema_status;
 extern const nl_schema nl_schema_delete_options;
 extern const nl_schema nl_schema_eviction;
