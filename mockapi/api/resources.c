@@ -3,8 +3,8 @@
  * (nodelet/schema.h). */
 #include "resources.h"
 
-#include "pod_strategy.h"
 #include "csr.h"
+#include "pod_strategy.h"
 #include "schema.h"
 #include "validation.h"
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/route.h"
 #include "authz.h"
@@ -31,6 +32,8 @@ struct mock_access {
 	/* --kubeconfig-out */
 	char *kc_ca_pem;
 	mock_keypair kc_client;
+	/* the csrsigning CA; its certificate is also a client CA */
+	mock_keypair signer;
 };
 
 /* A PEM file into *out (caller frees). */
@@ -87,6 +90,56 @@ static int generate(mock_access *a, mock_cert_set *set, const mock_options *o, n
 	return 0;
 }
 
+/* The CA the csrsigning controller signs with: --cluster-signing-*-file,
+ * else the --generate-certs CA, else one made now. */
+static int setup_signer(mock_access *a, const mock_options *o, const mock_cert_set *set,
+                        nl_err *err)
+{
+	if (!o->cluster_signing_cert_file != !o->cluster_signing_key_file)
+		return nl_err_set(err, NL_EINVAL,
+		                  "--cluster-signing-cert-file and --cluster-signing-key-file go "
+		                  "together");
+	if (o->cluster_signing_cert_file) {
+		int rc = read_file(&a->signer.cert_pem, "cluster-signing-cert-file",
+		                   o->cluster_signing_cert_file, err);
+		return rc ? rc
+		          : read_file(&a->signer.key_pem, "cluster-signing-key-file",
+		                      o->cluster_signing_key_file, err);
+	}
+	if (set->ca.cert_pem) {
+		a->signer.cert_pem = strdup(set->ca.cert_pem);
+		a->signer.key_pem = strdup(set->ca.key_pem);
+		return a->signer.cert_pem && a->signer.key_pem
+		           ? 0
+		           : nl_err_set(err, NL_ENOMEM, "out of memory");
+	}
+	int64_t now = (int64_t)time(NULL);
+	mock_cert_spec ca = {.common_name = "nodelet-mockapi-signer",
+	                     .not_before = now - 3600,
+	                     .not_after = now + 365 * 86400,
+	                     .ca = 1};
+	return mock_cert_issue(&a->signer, &ca, NULL, err);
+}
+
+/* The client CA pool: --client-ca-file (or the generated CA) and the
+ * signer's CA, so certificates the signer issues authenticate. */
+static int client_pool(char **pool, const mock_access *a)
+{
+	nl_buf b;
+	nl_buf_init(&b, 0);
+	int rc = *pool ? nl_buf_printf(&b, "%s\n", *pool) : 0;
+	if (rc == 0)
+		rc = nl_buf_printf(&b, "%s", a->signer.cert_pem);
+	if (rc != 0) {
+		nl_buf_free(&b);
+		return NL_ENOMEM;
+	}
+	free(*pool);
+	*pool = nl_buf_detach(&b, NULL);
+	nl_buf_free(&b);
+	return *pool ? 0 : NL_ENOMEM;
+}
+
 static int setup_tls(mock_access *a, const mock_options *o, nl_err *err)
 {
 	mock_cert_set set = {{0}, {0}, {0}};
@@ -109,6 +162,10 @@ static int setup_tls(mock_access *a, const mock_options *o, nl_err *err)
 		            set.server.key_pem, err);
 	if (rc == 0 && (o->client_ca_file || gen))
 		rc = pem_of(&ca, "client-ca-file", o->client_ca_file, set.ca.cert_pem, err);
+	if (rc == 0)
+		rc = setup_signer(a, o, &set, err);
+	if (rc == 0 && ca && client_pool(&ca, a) != 0)
+		rc = nl_err_set(err, NL_ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = mock_tls_new(&a->tls, cert, key, ca, err);
 	/* kubectl trusts the generated CA; a serving certificate of the user's
@@ -166,7 +223,30 @@ void mock_access_free(mock_access *a)
 	mock_tokens_free(a->tokens);
 	free(a->kc_ca_pem);
 	mock_keypair_clear(&a->kc_client);
+	mock_keypair_clear(&a->signer);
 	free(a);
+}
+
+const mock_keypair *mock_access_signer(const mock_access *a)
+{
+	return a && a->signer.cert_pem ? &a->signer : NULL;
+}
+
+int mock_access_allows(const mock_access *a, const char *user, const char *const *groups,
+                       size_t ngroups, const char *verb, const char *group, const char *resource,
+                       const char *subresource)
+{
+	mock_authz_user u = {user, groups, ngroups};
+	mock_req_attrs at;
+	char reason[512];
+	memset(&at, 0, sizeof(at));
+	at.verb = verb;
+	at.group = group;
+	at.resource = resource;
+	at.subresource = subresource;
+	at.res = mock_resource_find(group, "v1", resource);
+	return mock_authz_decide(reason, sizeof(reason), a ? a->mode : MOCK_AUTHZ_ALWAYS_ALLOW, &u,
+	                         &at, NULL, NULL, NULL);
 }
 
 int mock_access_https(const mock_access *a)

@@ -19,6 +19,7 @@
 #include "api/resources.h"
 #include "authn.h"
 #include "authz.h"
+#include "certs.h"
 #include "core/options.h"
 #include "core/request.h"
 #include "request_limits.h"
@@ -53,6 +54,15 @@ int mock_access_inflight(mock_access *a, unsigned *readonly, unsigned *mutating)
 
 /* Whether the port speaks HTTPS. */
 int mock_access_https(const mock_access *a);
+
+/* The csrsigning controller's CA (access.c), or NULL. Borrowed. */
+const mock_keypair *mock_access_signer(const mock_access *a);
+/* A SubjectAccessReview of user (with groups) for verb on
+ * group/resource/subresource, cluster-wide, by the configured authorizer:
+ * 1 allowed, 0 not. a NULL: AlwaysAllow. */
+int mock_access_allows(const mock_access *a, const char *user, const char *const *groups,
+                       size_t ngroups, const char *verb, const char *group, const char *resource,
+                       const char *subresource);
 /* libmicrohttpd options (connection memory limit, HTTPS) into items, which
  * has room for 8, ending with MHD_OPTION_END; for MHD_OPTION_ARRAY. */
 void mock_access_mhd_options(struct MHD_OptionItem *items, const mock_access *a);

@@ -139,6 +139,13 @@ int mock_authz_node_identity(const char **node, const mock_authz_user *u)
 	return 1;
 }
 
+static int is_csr(const mock_req_attrs *a, const char *sub)
+{
+	return a->res && strcmp(a->group, "certificates.k8s.io") == 0 &&
+	       strcmp(a->resource, "certificatesigningrequests") == 0 &&
+	       strcmp(a->subresource, sub) == 0;
+}
+
 /* The system:node role's rules for what the mock serves
  * (bootstrappolicy.NodeRules): resources not subdivided below. */
 static decision node_rules(const mock_req_attrs *a)
@@ -147,6 +154,9 @@ static decision node_rules(const mock_req_attrs *a)
 	                                         "update", "patch", NULL};
 	static const char *const status_verbs[] = {"update", "patch", NULL};
 	static const char *const event_verbs[] = {"create", "update", "patch", NULL};
+	static const char *const csr_verbs[] = {"create", "get", "list", "watch", NULL};
+	if (is_csr(a, ""))
+		return verb_in(a->verb, csr_verbs) ? ALLOW : NO_OPINION;
 	if (!a->res || a->group[0])
 		return NO_OPINION;
 	if (strcmp(a->resource, "nodes") == 0)
@@ -154,6 +164,37 @@ static decision node_rules(const mock_req_attrs *a)
 		                                                                       : NO_OPINION;
 	if (strcmp(a->resource, "events") == 0 && !a->subresource[0])
 		return verb_in(a->verb, event_verbs) ? ALLOW : NO_OPINION;
+	return NO_OPINION;
+}
+
+/* The TLS bootstrap bindings kubeadm makes (docs/decisions/0042), bound
+ * here to the whole system:bootstrappers group: system:node-bootstrapper
+ * (create, get, list and watch CSRs) and the nodeclient auto-approval
+ * role for bootstrappers, the selfnodeclient one for system:nodes. */
+static decision bootstrap_roles(char *reason, size_t rlen, const mock_authz_user *u,
+                                const mock_req_attrs *a)
+{
+	static const char *const csr_verbs[] = {"create", "get", "list", "watch", NULL};
+	static const struct {
+		const char *group, *sub, *binding, *role;
+	} rules[] = {
+	    {"system:bootstrappers", "", "kubeadm:kubelet-bootstrap", "system:node-bootstrapper"},
+	    {"system:bootstrappers", "nodeclient", "kubeadm:node-autoapprove-bootstrap",
+	     "system:certificates.k8s.io:certificatesigningrequests:nodeclient"},
+	    {MOCK_GROUP_NODES, "selfnodeclient", "kubeadm:node-autoapprove-certificate-rotation",
+	     "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient"},
+	};
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		if (!in_group(u, rules[i].group) || !is_csr(a, rules[i].sub))
+			continue;
+		if (rules[i].sub[0] ? strcmp(a->verb, "create") != 0 : !verb_in(a->verb, csr_verbs))
+			continue;
+		snprintf(reason, rlen,
+		         "RBAC: allowed by ClusterRoleBinding \"%s\" of ClusterRole \"%s\" to "
+		         "Group \"%s\"",
+		         rules[i].binding, rules[i].role, rules[i].group);
+		return ALLOW;
+	}
 	return NO_OPINION;
 }
 
@@ -314,7 +355,8 @@ int mock_authz_decide(char *reason, size_t rlen, mock_authz_mode mode, const moc
 	 * gives RBAC's reason, a denial keeps the node authorizer's. */
 	char rbac[512] = "";
 	if (discovery_roles(rbac, sizeof(rbac), u, attrs, path) == ALLOW ||
-	    basic_user_role(rbac, sizeof(rbac), u, attrs) == ALLOW) {
+	    basic_user_role(rbac, sizeof(rbac), u, attrs) == ALLOW ||
+	    bootstrap_roles(rbac, sizeof(rbac), u, attrs) == ALLOW) {
 		snprintf(reason, rlen, "%s", rbac);
 		return 1;
 	}

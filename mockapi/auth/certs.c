@@ -302,3 +302,90 @@ int mock_certs_write_dir(const char *dir, const mock_cert_set *s, nl_err *err)
 	}
 	return 0;
 }
+
+/* ------------------------------------------------------------------------
+ * Signing CertificateSigningRequests (the csrsigning controller) */
+
+/* keyUsagesFromStrings: "signing" and "digital signature" are the same bit. */
+static int usages_of(const char *const *usages, size_t n, unsigned *ku, int *client, int *server)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} bits[] = {
+	    {"signing", GNUTLS_KEY_DIGITAL_SIGNATURE},
+	    {"digital signature", GNUTLS_KEY_DIGITAL_SIGNATURE},
+	    {"content commitment", GNUTLS_KEY_NON_REPUDIATION},
+	    {"key encipherment", GNUTLS_KEY_KEY_ENCIPHERMENT},
+	    {"key agreement", GNUTLS_KEY_KEY_AGREEMENT},
+	    {"data encipherment", GNUTLS_KEY_DATA_ENCIPHERMENT},
+	    {"cert sign", GNUTLS_KEY_KEY_CERT_SIGN},
+	    {"crl sign", GNUTLS_KEY_CRL_SIGN},
+	    {"encipher only", GNUTLS_KEY_ENCIPHER_ONLY},
+	    {"decipher only", GNUTLS_KEY_DECIPHER_ONLY},
+	};
+	*ku = 0;
+	*client = *server = 0;
+	for (size_t i = 0; i < n; i++) {
+		int known = 0;
+		for (size_t j = 0; j < sizeof(bits) / sizeof(bits[0]); j++)
+			if (strcmp(usages[i], bits[j].name) == 0) {
+				*ku |= bits[j].bit;
+				known = 1;
+			}
+		if (strcmp(usages[i], "client auth") == 0)
+			*client = known = 1;
+		else if (strcmp(usages[i], "server auth") == 0)
+			*server = known = 1;
+		if (!known)
+			return -1;
+	}
+	return 0;
+}
+
+int mock_cert_sign_request(char **out, const char *csr_pem, size_t len, const mock_keypair *ca,
+                           int64_t not_before, int64_t not_after, const char *const *usages,
+                           size_t nusages, nl_err *err)
+{
+	issuer_t is = {NULL, NULL};
+	gnutls_x509_crq_t crq = NULL;
+	gnutls_x509_crt_t crt = NULL;
+	gnutls_datum_t d = {(unsigned char *)csr_pem, (unsigned)len}, c = {NULL, 0};
+	unsigned ku;
+	int client, server;
+	if (usages_of(usages, nusages, &ku, &client, &server) != 0)
+		return nl_err_set(err, NL_EINVAL, "unknown key usage");
+	int rc = load_issuer(&is, ca, err);
+	if (rc == 0 && ((rc = gnutls_x509_crq_init(&crq)) < 0 ||
+	                (rc = gnutls_x509_crq_import(crq, &d, GNUTLS_X509_FMT_PEM)) < 0 ||
+	                (rc = gnutls_x509_crt_init(&crt)) < 0))
+		rc = nl_err_set(err, NL_EINVAL, "csr: %s", gnutls_strerror(rc));
+	/* subject and key from the request; usages from the CSR object; no
+	 * other extension of the request is copied (PermissiveSigningPolicy) */
+	if (rc == 0 &&
+	    ((rc = gnutls_x509_crt_set_crq(crt, crq)) < 0 ||
+	     (rc = gnutls_x509_crt_set_version(crt, 3)) < 0 ||
+	     (rc = gnutls_x509_crt_set_activation_time(crt, (time_t)not_before)) < 0 ||
+	     (rc = gnutls_x509_crt_set_expiration_time(crt, (time_t)not_after)) < 0 ||
+	     (rc = gnutls_x509_crt_set_basic_constraints(crt, 0, -1)) < 0 ||
+	     (ku && (rc = gnutls_x509_crt_set_key_usage(crt, ku)) < 0) ||
+	     (client &&
+	      (rc = gnutls_x509_crt_set_key_purpose_oid(crt, GNUTLS_KP_TLS_WWW_CLIENT, 0)) < 0) ||
+	     (server &&
+	      (rc = gnutls_x509_crt_set_key_purpose_oid(crt, GNUTLS_KP_TLS_WWW_SERVER, 0)) < 0)))
+		rc = gnutls_fail(err, "certificate", rc);
+	if (rc == 0)
+		rc = set_ids(crt, is.crt, err);
+	if (rc == 0 && (rc = gnutls_x509_crt_sign2(crt, is.crt, is.key, GNUTLS_DIG_SHA256, 0)) < 0)
+		rc = gnutls_fail(err, "sign", rc);
+	if (rc == 0 && (rc = gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &c)) < 0)
+		rc = gnutls_fail(err, "export", rc);
+	if (rc == 0 && !(*out = take_datum(&c)))
+		rc = nl_err_set(err, NL_ENOMEM, "out of memory");
+	if (crt)
+		gnutls_x509_crt_deinit(crt);
+	if (crq)
+		gnutls_x509_crq_deinit(crq);
+	free_issuer(&is);
+	return rc;
+}

@@ -39,6 +39,15 @@ typedef struct {
 int mock_cert_issue(mock_keypair *out, const mock_cert_spec *spec, const mock_keypair *issuer,
                     nl_err *err);
 
+/* Sign the PEM request csr_pem (len bytes) with ca: its subject and key,
+ * validity [not_before, not_after] (seconds since the epoch), key usages
+ * and extended usages from usages (the CSR's spec.usages), not a CA, no
+ * other extension. *out: the PEM certificate (caller frees). NL_EINVAL
+ * for an unusable request or usage, NL_ERROR with GnuTLS's text. */
+int mock_cert_sign_request(char **out, const char *csr_pem, size_t len, const mock_keypair *ca,
+                           int64_t not_before, int64_t not_after, const char *const *usages,
+                           size_t nusages, nl_err *err);
+
 /* What --generate-certs makes. */
 typedef struct {
 	mock_keypair ca;     /* ca.crt, ca.key */

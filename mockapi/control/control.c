@@ -118,6 +118,25 @@ static int owns_path(void *payload, const char *path);
 static void handle_path(void *payload, const mock_request *req, mock_response *resp);
 static void after_delete(void *payload);
 
+/* The CSR controllers' hooks: the server's authorizer and signing CA. */
+static int csr_allows(void *payload, const char *user, const char *const *groups, size_t ngroups,
+                      const char *verb, const char *group, const char *resource,
+                      const char *subresource)
+{
+	return mock_access_allows(payload, user, groups, ngroups, verb, group, resource,
+	                          subresource);
+}
+
+static int csr_sign(void *payload, char **cert, const char *csr_pem, size_t len, int64_t not_before,
+                    int64_t not_after, const char *const *usages, size_t nusages, nl_err *err)
+{
+	const mock_keypair *ca = mock_access_signer(payload);
+	if (!ca)
+		return nl_err_set(err, NL_EINVAL, "no signing CA");
+	return mock_cert_sign_request(cert, csr_pem, len, ca, not_before, not_after, usages,
+	                              nusages, err);
+}
+
 int mock_control_new(mock_control **out, mock_api *api, nl_err *err)
 {
 	const mock_options *o = api->opts;
@@ -133,6 +152,10 @@ int mock_control_new(mock_control **out, mock_api *api, nl_err *err)
 		rc = mock_controllers_new(&c->controllers, api->store, o, err);
 	else
 		nl_err_set(err, rc, "out of memory");
+	if (rc == 0) {
+		mock_csr_hooks h = {csr_allows, csr_sign, (void *)api->access};
+		mock_controllers_set_csr_hooks(c->controllers, &h);
+	}
 	if (rc == 0 && (rc = snapshot(&c->seed, api)) != 0)
 		nl_err_set(err, rc, "cannot snapshot the seeded state");
 	if (rc == 0 && o->faults_file)

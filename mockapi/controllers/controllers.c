@@ -23,6 +23,9 @@ struct mock_controllers {
 	int gc_ran;
 	int64_t gc_mono; /* monotonic usec of the last collection */
 	int kicked;      /* a delete happened: collect on the next tick */
+	mock_csr_hooks csr;
+	uint64_t csr_rv; /* store resourceVersion after the last CSR pass */
+	int csr_ran;
 	/* the background thread */
 	pthread_mutex_t wait_lock;
 	pthread_cond_t wake;
@@ -40,6 +43,9 @@ static const struct {
     {"namespace", "namespace-controller", MOCK_CONTROLLER_NAMESPACE},
     {"tainteviction", "taint-eviction-controller", MOCK_CONTROLLER_TAINT_EVICTION},
     {"podtermination", "pod-termination-controller", MOCK_CONTROLLER_POD_TERMINATION},
+    {"csrapproving", "certificatesigningrequest-approving-controller",
+     MOCK_CONTROLLER_CSR_APPROVING},
+    {"csrsigning", "certificatesigningrequest-signing-controller", MOCK_CONTROLLER_CSR_SIGNING},
 };
 
 static unsigned bit_of(const char *name, size_t len)
@@ -71,7 +77,7 @@ int mock_controllers_parse(unsigned *out, const char *spec, nl_err *err)
 				    err, NL_EINVAL,
 				    "--controllers: \"%.*s\" is not in the list of known "
 				    "controllers (nodelifecycle, garbagecollector, namespace, "
-				    "tainteviction, podtermination)",
+				    "tainteviction, podtermination, csrapproving, csrsigning)",
 				    (int)nlen, name);
 			*(neg ? &off : &on) |= bit;
 		}
@@ -192,8 +198,26 @@ static int tick(mock_controllers *c, int throttle)
 		c->gc_rv = mock_store_rv(c->store);
 		c->gc_mono = mono;
 	}
+	unsigned csr = c->enabled & (MOCK_CONTROLLER_CSR_APPROVING | MOCK_CONTROLLER_CSR_SIGNING);
+	/* a pass only when something changed: a write of its own changes the
+	 * store, so an approval is signed on the next pass */
+	if (csr && c->csr.allows && (!c->csr_ran || mock_store_rv(c->store) != c->csr_rv)) {
+		c->csr_rv = mock_store_rv(c->store);
+		c->csr_ran = 1;
+		int n = mock_csr_controllers_run(c->store, &c->csr, csr, now,
+		                                 c->opts->cluster_signing_duration_usec);
+		work += n > 0 ? n : 0;
+	}
 	pthread_mutex_unlock(&c->lock);
 	return work;
+}
+
+void mock_controllers_set_csr_hooks(mock_controllers *c, const mock_csr_hooks *h)
+{
+	pthread_mutex_lock(&c->lock);
+	c->csr = *h;
+	c->csr_ran = 0;
+	pthread_mutex_unlock(&c->lock);
 }
 
 int mock_controllers_tick(mock_controllers *c)
@@ -209,6 +233,7 @@ void mock_controllers_reset(mock_controllers *c)
 	mock_namespace_controller_reset(c->namespaces);
 	c->last_monitor = 0;
 	c->gc_ran = 0;
+	c->csr_ran = 0;
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -250,6 +275,8 @@ int mock_controllers_start(mock_controllers *c, nl_err *err)
 	           NL_KV_BOOL("namespace", c->enabled & MOCK_CONTROLLER_NAMESPACE),
 	           NL_KV_BOOL("tainteviction", c->enabled & MOCK_CONTROLLER_TAINT_EVICTION),
 	           NL_KV_BOOL("podtermination", c->enabled & MOCK_CONTROLLER_POD_TERMINATION),
+	           NL_KV_BOOL("csrapproving", c->enabled & MOCK_CONTROLLER_CSR_APPROVING),
+	           NL_KV_BOOL("csrsigning", c->enabled & MOCK_CONTROLLER_CSR_SIGNING),
 	           NL_KV_UINT("tickMilliseconds", c->opts->controller_tick_ms));
 	return 0;
 }

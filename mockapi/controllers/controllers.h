@@ -22,10 +22,13 @@
 #define MOCK_CONTROLLER_NAMESPACE 4u
 #define MOCK_CONTROLLER_TAINT_EVICTION 8u
 #define MOCK_CONTROLLER_POD_TERMINATION 16u
+#define MOCK_CONTROLLER_CSR_APPROVING 32u
+#define MOCK_CONTROLLER_CSR_SIGNING 64u
 #define MOCK_CONTROLLERS_ALL                                                  \
 	(MOCK_CONTROLLER_NODE_LIFECYCLE | MOCK_CONTROLLER_GARBAGE_COLLECTOR | \
 	 MOCK_CONTROLLER_NAMESPACE | MOCK_CONTROLLER_TAINT_EVICTION |         \
-	 MOCK_CONTROLLER_POD_TERMINATION)
+	 MOCK_CONTROLLER_POD_TERMINATION | MOCK_CONTROLLER_CSR_APPROVING |    \
+	 MOCK_CONTROLLER_CSR_SIGNING)
 
 /* Parse a --controllers value as kube-controller-manager does: a comma list
  * of names, "*" for every controller that is on by default, "-name" to turn
@@ -110,6 +113,30 @@ void mock_namespace_controller_reset(mock_namespace_controller *c);
  * number of syncs, or a negative NL_E* code. */
 int mock_namespace_controller_run(mock_namespace_controller *c, int64_t now);
 
+/* --- CSR approver and signer (csr_controllers.c) --- */
+
+/* What the CSR controllers need from above this layer (installed by the
+ * control layer): allows, a SubjectAccessReview of a user for verb on
+ * group/resource/subresource (1 allowed); sign, the CA's certificate for a
+ * PEM request with validity [not_before, not_after] (seconds) and the
+ * CSR's usages into *cert (PEM, caller frees), 0 or an NL_E* code. */
+typedef struct {
+	int (*allows)(void *payload, const char *user, const char *const *groups, size_t ngroups,
+	              const char *verb, const char *group, const char *resource,
+	              const char *subresource);
+	int (*sign)(void *payload, char **cert, const char *csr_pem, size_t len, int64_t not_before,
+	            int64_t not_after, const char *const *usages, size_t nusages, nl_err *err);
+	void *payload;
+} mock_csr_hooks;
+
+/* One pass over every CSR at now (usec): with MOCK_CONTROLLER_CSR_APPROVING
+ * in enabled, approve node client CSRs whose requester the SubjectAccessReview
+ * allows; with MOCK_CONTROLLER_CSR_SIGNING, sign approved ones of the
+ * kube-apiserver client signers for min(expirationSeconds, max_usec),
+ * backdated 5 minutes. Returns the number of writes. */
+int mock_csr_controllers_run(mock_store *s, const mock_csr_hooks *h, unsigned enabled, int64_t now,
+                             int64_t max_usec);
+
 /* --- the controller manager (controllers.c) --- */
 
 typedef struct mock_controllers mock_controllers;
@@ -125,6 +152,8 @@ void mock_controllers_free(mock_controllers *c);
 int mock_controllers_enabled(const mock_controllers *c, unsigned which);
 /* Run the work due now on the server's clock; serialised with the thread. */
 int mock_controllers_tick(mock_controllers *c);
+/* Install the CSR controllers' hooks (copied). */
+void mock_controllers_set_csr_hooks(mock_controllers *c, const mock_csr_hooks *h);
 /* Forget controller state (after a reset). */
 void mock_controllers_reset(mock_controllers *c);
 /* Something was deleted: the thread collects garbage now rather than at

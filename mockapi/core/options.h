@@ -51,7 +51,13 @@ typedef struct {
 	 * flag names (docs/mockapi.md). Paths are borrowed. */
 	const char *tls_cert_file; /* with tls_private_key_file: HTTPS only */
 	const char *tls_private_key_file;
-	const char *client_ca_file;              /* verify x509 client certificates (CN, O) */
+	const char *client_ca_file; /* verify x509 client certificates (CN, O) */
+	/* kube-controller-manager's CSR signer (docs/decisions/0042): its CA
+	 * files (NULL: the --generate-certs CA, or one made at start) and the
+	 * longest lifetime it issues (default 8760h). */
+	const char *cluster_signing_cert_file;
+	const char *cluster_signing_key_file;
+	int64_t cluster_signing_duration_usec;
 	const char *token_auth_file;             /* static token CSV */
 	int anonymous_auth;                      /* default 1 */
 	const char *authorization_mode;          /* "AlwaysAllow" (default) or "Node" */

@@ -63,7 +63,14 @@ static void usage(FILE *f)
 	    "      --disable-control-api     answer 404 under /mockapi/v1/\n"
 	    "      --controllers LIST        built-in controllers: *, nodelifecycle,\n"
 	    "                                garbagecollector, namespace, tainteviction,\n"
-	    "                                podtermination, -name disables (default *)\n"
+	    "                                podtermination, csrapproving, csrsigning,\n"
+	    "                                -name disables (default *)\n"
+	    "      --cluster-signing-cert-file FILE, --cluster-signing-key-file FILE\n"
+	    "                                the CA csrsigning signs with (default: the\n"
+	    "                                --generate-certs CA, or one made at start)\n"
+	    "      --cluster-signing-duration DURATION\n"
+	    "                                longest certificate it issues (default "
+	    "8760h0m0s)\n"
 	    "      --node-monitor-grace-period DURATION\n"
 	    "                                lease age that makes a node Unknown (default "
 	    "50s)\n"
@@ -196,6 +203,9 @@ enum {
 	OPT_NODE_GRACE,
 	OPT_NODE_STARTUP_GRACE,
 	OPT_NODE_PERIOD,
+	OPT_SIGNING_CERT,
+	OPT_SIGNING_KEY,
+	OPT_SIGNING_DURATION,
 	OPT_TLS_CERT,
 	OPT_TLS_KEY,
 	OPT_CLIENT_CA,
@@ -245,6 +255,9 @@ static const struct option long_opts[] = {
     {"journal-size", required_argument, NULL, OPT_JOURNAL_SIZE},
     {"disable-control-api", no_argument, NULL, OPT_DISABLE_CONTROL},
     {"controllers", required_argument, NULL, OPT_CONTROLLERS},
+    {"cluster-signing-cert-file", required_argument, NULL, OPT_SIGNING_CERT},
+    {"cluster-signing-key-file", required_argument, NULL, OPT_SIGNING_KEY},
+    {"cluster-signing-duration", required_argument, NULL, OPT_SIGNING_DURATION},
     {"node-monitor-grace-period", required_argument, NULL, OPT_NODE_GRACE},
     {"node-startup-grace-period", required_argument, NULL, OPT_NODE_STARTUP_GRACE},
     {"node-monitor-period", required_argument, NULL, OPT_NODE_PERIOD},
@@ -299,6 +312,15 @@ static int control_flag(int c, const char *arg, mock_options *o)
 	case OPT_NODE_STARTUP_GRACE:
 		return parse_duration("node-startup-grace-period", arg,
 		                      &o->node_startup_grace_usec);
+	case OPT_SIGNING_CERT:
+		o->cluster_signing_cert_file = arg;
+		return 0;
+	case OPT_SIGNING_KEY:
+		o->cluster_signing_key_file = arg;
+		return 0;
+	case OPT_SIGNING_DURATION:
+		return parse_duration("cluster-signing-duration", arg,
+		                      &o->cluster_signing_duration_usec);
 	default:
 		return parse_duration("node-monitor-period", arg, &o->node_monitor_period_usec);
 	}
@@ -520,6 +542,9 @@ static int parse_flags(int argc, char **argv, mock_options *o, const char **fixt
 		case OPT_NODE_GRACE:
 		case OPT_NODE_STARTUP_GRACE:
 		case OPT_NODE_PERIOD:
+		case OPT_SIGNING_CERT:
+		case OPT_SIGNING_KEY:
+		case OPT_SIGNING_DURATION:
 			if (control_flag(c, optarg, o) != 0)
 				return -1;
 			break;

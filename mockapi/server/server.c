@@ -95,6 +95,7 @@ void mock_options_init(mock_options *o)
 	o->journal_size = MOCK_JOURNAL_DEFAULT_SIZE;
 	o->controllers = "*";
 	o->node_monitor_grace_usec = 50 * 1000000LL; /* kube-controller-manager's defaults */
+	o->cluster_signing_duration_usec = 8760LL * 3600 * 1000000;
 	o->node_startup_grace_usec = 60 * 1000000LL;
 	o->node_monitor_period_usec = 5 * 1000000LL;
 	o->controller_tick_ms = 100;

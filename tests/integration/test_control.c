@@ -1213,7 +1213,8 @@ static void test_control__nodelifecycle_can_be_switched_off(void)
 	CU_ASSERT_EQUAL(mock_server_new(&bad, &o, &err), NL_EINVAL);
 	CU_ASSERT_STRING_EQUAL(err.msg, "--controllers: \"nodes\" is not in the list of known "
 	                                "controllers (nodelifecycle, garbagecollector, namespace, "
-	                                "tainteviction, podtermination)");
+	                                "tainteviction, podtermination, csrapproving, "
+	                                "csrsigning)");
 }
 
 /* A Node and what it owns: its Lease and a ConfigMap. */

@@ -50,7 +50,8 @@ static void test_controllers__parse_like_kube_controller_manager(void)
 	CU_ASSERT_EQUAL(got, 99);
 	CU_ASSERT_STRING_EQUAL(err.msg, "--controllers: \"ttl\" is not in the list of known "
 	                                "controllers (nodelifecycle, garbagecollector, namespace, "
-	                                "tainteviction, podtermination)");
+	                                "tainteviction, podtermination, csrapproving, "
+	                                "csrsigning)");
 }
 
 /* A store with the default namespaces. */
