@@ -168,6 +168,8 @@ static int setup_tls(mock_access *a, const mock_options *o, nl_err *err)
 		rc = nl_err_set(err, NL_ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = mock_tls_new(&a->tls, cert, key, ca, err);
+	if (rc == 0)
+		mock_tls_set_clock(a->tls, o->clock, o->clock_payload);
 	/* kubectl trusts the generated CA; a serving certificate of the user's
 	 * own is embedded as is (right for a self-signed one). */
 	if (rc == 0)

@@ -356,6 +356,12 @@ int mock_cert_sign_request(char **out, const char *csr_pem, size_t len, const mo
 	if (usages_of(usages, nusages, &ku, &client, &server) != 0)
 		return nl_err_set(err, NL_EINVAL, "unknown key usage");
 	int rc = load_issuer(&is, ca, err);
+	/* PermissiveSigningPolicy: never past the CA's own notAfter */
+	int64_t ca_end = rc == 0 ? (int64_t)gnutls_x509_crt_get_expiration_time(is.crt) : 0;
+	if (rc == 0 && not_before >= ca_end)
+		rc = nl_err_set(err, NL_EINVAL, "the signer has expired");
+	if (rc == 0 && not_after > ca_end)
+		not_after = ca_end;
 	if (rc == 0 && ((rc = gnutls_x509_crq_init(&crq)) < 0 ||
 	                (rc = gnutls_x509_crq_import(crq, &d, GNUTLS_X509_FMT_PEM)) < 0 ||
 	                (rc = gnutls_x509_crt_init(&crt)) < 0))

@@ -13,6 +13,7 @@
 
 #include <nodelet/errors.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "authn.h"
 
@@ -29,6 +30,11 @@ typedef struct mock_tls mock_tls;
 int mock_tls_new(mock_tls **out, const char *cert_pem, const char *key_pem,
                  const char *client_ca_pem, nl_err *err);
 void mock_tls_free(mock_tls *t);
+
+/* Judge client certificates' validity periods at clock's time
+ * (microseconds since the epoch) instead of the wall clock: the server's
+ * clock, virtual in nodelet-scenario. clock NULL: the wall clock. */
+void mock_tls_set_clock(mock_tls *t, int64_t (*clock)(void *payload), void *payload);
 
 /* The serving certificate PEM (borrowed). */
 const char *mock_tls_cert_pem(const mock_tls *t);

@@ -33,10 +33,15 @@ static void test_controllers__parse_like_kube_controller_manager(void)
 	     MOCK_CONTROLLERS_ALL & ~MOCK_CONTROLLER_TAINT_EVICTION},
 	    {"tainteviction,podtermination",
 	     MOCK_CONTROLLER_TAINT_EVICTION | MOCK_CONTROLLER_POD_TERMINATION},
+	    {"csrapproving,certificatesigningrequest-signing-controller",
+	     MOCK_CONTROLLER_CSR_APPROVING | MOCK_CONTROLLER_CSR_SIGNING},
+	    {"*,-csrsigning", MOCK_CONTROLLERS_ALL & ~MOCK_CONTROLLER_CSR_SIGNING},
 	    {"nodelifecycle", MOCK_CONTROLLER_NODE_LIFECYCLE},
 	    {"garbage-collector-controller", MOCK_CONTROLLER_GARBAGE_COLLECTOR},
 	    {"-garbagecollector", 0},
-	    {"*,-nodelifecycle,-garbagecollector,-namespace,-tainteviction,-podtermination", 0},
+	    {"*,-nodelifecycle,-garbagecollector,-namespace,-tainteviction,-podtermination,"
+	     "-csrapproving,-csrsigning",
+	     0},
 	    {"nodelifecycle,-nodelifecycle", 0},
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
