@@ -121,6 +121,36 @@ static void test_certs__expired_and_future_certificates_are_invalid(void)
 	mock_keypair_clear(&fine);
 }
 
+static int64_t clock_usec;
+static int64_t test_clock(void *p)
+{
+	(void)p;
+	return clock_usec;
+}
+
+/* On the server's (virtual) clock a certificate valid only in the future
+ * of the wall clock is valid, and one valid now is expired once the clock
+ * passed its notAfter; the CA's period counts too. */
+static void test_certs__validity_follows_the_server_clock(void)
+{
+	int64_t now = (int64_t)time(NULL);
+	static const char *const g[] = {"system:nodes"};
+	mock_keypair future = issue("system:node:a", g, 1, now + 3600, now + 7200, 1, 0, &set.ca);
+	mock_identity id = {0};
+	mock_tls_set_clock(tls, test_clock, NULL);
+	clock_usec = (now + 5400) * 1000000;
+	CU_ASSERT_EQUAL(mock_tls_verify_pem(&id, tls, future.cert_pem), MOCK_CERT_VALID);
+	mock_identity_clear(&id);
+	clock_usec = (now + 7300) * 1000000;
+	CU_ASSERT_EQUAL(mock_tls_verify_pem(&id, tls, future.cert_pem), MOCK_CERT_INVALID);
+	clock_usec = (now + 2 * 365 * 86400) * 1000000; /* past the CA too */
+	CU_ASSERT_EQUAL(mock_tls_verify_pem(&id, tls, set.client.cert_pem), MOCK_CERT_INVALID);
+	mock_tls_set_clock(tls, NULL, NULL);
+	CU_ASSERT_EQUAL(mock_tls_verify_pem(&id, tls, future.cert_pem), MOCK_CERT_INVALID);
+	mock_identity_clear(&id);
+	mock_keypair_clear(&future);
+}
+
 static void test_certs__untrusted_or_wrong_purpose_is_invalid(void)
 {
 	int64_t now = (int64_t)time(NULL);
@@ -280,6 +310,7 @@ static CU_TestInfo tests[] = {
      test_certs__client_certificate_names_user_and_groups},
     {"expired_and_future_certificates_are_invalid",
      test_certs__expired_and_future_certificates_are_invalid},
+    {"validity_follows_the_server_clock", test_certs__validity_follows_the_server_clock},
     {"untrusted_or_wrong_purpose_is_invalid", test_certs__untrusted_or_wrong_purpose_is_invalid},
     {"certificate_without_common_name", test_certs__certificate_without_common_name},
     {"tls_setup_errors", test_certs__tls_setup_errors},
