@@ -88,7 +88,8 @@ int mock_pem_next(const char **cursor, const char *end, mock_pem_block *out)
  * reason (static or in buf). */
 static const char *check_request(const unsigned char *der_pem, size_t n, char *buf, size_t len)
 {
-	const char *cur = (const char *)der_pem, *end = cur + n;
+	/* a nil request holds no bytes at all */
+	const char *cur = der_pem ? (const char *)der_pem : "", *end = cur + (der_pem ? n : 0);
 	mock_pem_block blk;
 	if (!mock_pem_next(&cur, end, &blk) || strcmp(blk.type, "CERTIFICATE REQUEST") != 0)
 		return "PEM block type must be CERTIFICATE REQUEST";
@@ -119,11 +120,11 @@ static const char *check_request(const unsigned char *der_pem, size_t n, char *b
 /* validateCertificate: NULL when data holds only CERTIFICATE blocks. */
 static const char *check_certificate(const unsigned char *data, size_t n, char *buf, size_t len)
 {
-	const char *cur = (const char *)data, *end = cur + n;
 	mock_pem_block blk;
 	int blocks = 0;
-	if (n == 0)
+	if (n == 0 || !data)
 		return NULL;
+	const char *cur = (const char *)data, *end = cur + n;
 	while (mock_pem_next(&cur, end, &blk)) {
 		if (strcmp(blk.type, "CERTIFICATE") != 0) {
 			snprintf(buf, len, "only CERTIFICATE PEM blocks are allowed, found \"%s\"",

@@ -10,6 +10,7 @@
 #include <nodelet/base64.h>
 #include <nodelet/meta.h>
 #include <nodelet/time.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,62 +47,121 @@ static int request_pem(json_object *csr, unsigned char **out, size_t *n)
 	return nl_base64_decode(out, n, b64, strlen(b64), NULL);
 }
 
-/* IsKubeletClientCSR: O exactly [system:nodes], CN system:node:*, no
- * SANs, usages {digital signature, client auth} with key encipherment
- * optional. cn gets the CommonName. */
-static int is_kubelet_client(json_object *csr, char cn[256])
+/* The CSR's usages as flags; *other: any usage beyond these three. */
+#define U_DS 1
+#define U_KE 2
+#define U_CA 4
+static unsigned usage_set(json_object *csr, int *other)
 {
-	unsigned char *pem = NULL;
-	size_t n = 0, len;
-	char buf[256];
-	int ok = 0;
-	gnutls_x509_crq_t crq;
-	cn[0] = '\0';
-	if (request_pem(csr, &pem, &n) != 0 || gnutls_x509_crq_init(&crq) < 0) {
-		free(pem);
-		return 0;
-	}
-	gnutls_datum_t d = {pem, (unsigned)n};
-	if (gnutls_x509_crq_import(crq, &d, GNUTLS_X509_FMT_PEM) >= 0) {
-		len = sizeof(buf);
-		int one_org = gnutls_x509_crq_get_dn_by_oid(crq, GNUTLS_OID_X520_ORGANIZATION_NAME,
-		                                            0, 0, buf, &len) >= 0 &&
-		              strcmp(buf, "system:nodes") == 0;
-		len = sizeof(buf);
-		int two_orgs = gnutls_x509_crq_get_dn_by_oid(crq, GNUTLS_OID_X520_ORGANIZATION_NAME,
-		                                             1, 0, buf, &len) >= 0;
-		len = 256;
-		int has_cn = gnutls_x509_crq_get_dn_by_oid(crq, GNUTLS_OID_X520_COMMON_NAME, 0, 0,
-		                                           cn, &len) >= 0;
-		len = sizeof(buf);
-		unsigned type;
-		int san = gnutls_x509_crq_get_subject_alt_name(crq, 0, buf, &len, &type, NULL) !=
-		          GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE;
-		ok = one_org && !two_orgs && has_cn && !san &&
-		     strncmp(cn, "system:node:", strlen("system:node:")) == 0;
-	}
-	gnutls_x509_crq_deinit(crq);
-	free(pem);
-	if (!ok)
-		return 0;
 	json_object *usages = nl_json_get_path(csr, "spec.usages");
-	int ds = 0, ca = 0, ke = 0, other = 0;
+	unsigned set = 0;
+	*other = 0;
 	for (size_t i = 0;
 	     json_object_is_type(usages, json_type_array) && i < json_object_array_length(usages);
 	     i++) {
 		const char *u = json_object_get_string(json_object_array_get_idx(usages, i));
 		u = u ? u : "";
 		if (strcmp(u, "digital signature") == 0)
-			ds = 1;
-		else if (strcmp(u, "client auth") == 0)
-			ca = 1;
+			set |= U_DS;
 		else if (strcmp(u, "key encipherment") == 0)
-			ke = 1;
+			set |= U_KE;
+		else if (strcmp(u, "client auth") == 0)
+			set |= U_CA;
 		else
-			other = 1;
+			*other = 1;
 	}
-	(void)ke;
-	return ds && ca && !other;
+	return set;
+}
+
+/* Whether crq has a subjectAltName of type t. */
+static int has_san(gnutls_x509_crq_t crq, unsigned t)
+{
+	char buf[512];
+	for (unsigned i = 0;; i++) {
+		size_t len = sizeof(buf);
+		unsigned type = 0;
+		int rc = gnutls_x509_crq_get_subject_alt_name(crq, i, buf, &len, &type, NULL);
+		if (rc == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE)
+			return 0;
+		if ((rc >= 0 || rc == GNUTLS_E_SHORT_MEMORY_BUFFER) && type == t)
+			return 1;
+		if (rc < 0 && rc != GNUTLS_E_SHORT_MEMORY_BUFFER)
+			return 0;
+	}
+}
+
+/* ValidateKubeletClientCSR: NULL for a node client request (O exactly
+ * [system:nodes], no SANs, CN system:node:*, usages {digital signature,
+ * client auth} with key encipherment optional), else upstream's reason.
+ * cn gets the CommonName. */
+static const char *kubelet_client_error(json_object *csr, char cn[256])
+{
+	unsigned char *pem = NULL;
+	size_t n = 0, len;
+	char org[256];
+	const char *why = "PEM block type must be CERTIFICATE REQUEST";
+	gnutls_x509_crq_t crq;
+	cn[0] = '\0';
+	if (request_pem(csr, &pem, &n) != 0 || gnutls_x509_crq_init(&crq) < 0) {
+		free(pem);
+		return why;
+	}
+	gnutls_datum_t d = {pem, (unsigned)n};
+	if (gnutls_x509_crq_import(crq, &d, GNUTLS_X509_FMT_PEM) >= 0) {
+		len = sizeof(org);
+		int one = gnutls_x509_crq_get_dn_by_oid(crq, GNUTLS_OID_X520_ORGANIZATION_NAME, 0,
+		                                        0, org, &len) >= 0 &&
+		          strcmp(org, "system:nodes") == 0;
+		len = sizeof(org);
+		int two = gnutls_x509_crq_get_dn_by_oid(crq, GNUTLS_OID_X520_ORGANIZATION_NAME, 1,
+		                                        0, org, &len) >= 0;
+		len = 256;
+		if (gnutls_x509_crq_get_dn_by_oid(crq, GNUTLS_OID_X520_COMMON_NAME, 0, 0, cn,
+		                                  &len) < 0)
+			cn[0] = '\0';
+		int other;
+		unsigned u = usage_set(csr, &other);
+		why = NULL;
+		if (!one || two)
+			why = "subject organization is not system:nodes";
+		else if (has_san(crq, GNUTLS_SAN_DNSNAME))
+			why = "DNS subjectAltNames are not allowed";
+		else if (has_san(crq, GNUTLS_SAN_RFC822NAME))
+			why = "Email subjectAltNames are not allowed";
+		else if (has_san(crq, GNUTLS_SAN_IPADDRESS))
+			why = "IP subjectAltNames are not allowed";
+		else if (has_san(crq, GNUTLS_SAN_URI))
+			why = "URI subjectAltNames are not allowed";
+		else if (strncmp(cn, "system:node:", strlen("system:node:")) != 0)
+			why = "subject common name does not begin with system:node:";
+		else if (other || (u != (U_DS | U_CA) && u != (U_DS | U_KE | U_CA)))
+			why =
+			    "usages did not match [client auth digital signature key encipherment]";
+	}
+	gnutls_x509_crq_deinit(crq);
+	free(pem);
+	return why;
+}
+
+/* validAPIServerClientUsages, for kubernetes.io/kube-apiserver-client. */
+static const char *client_usages_error(json_object *csr, char *buf, size_t len)
+{
+	json_object *usages = nl_json_get_path(csr, "spec.usages");
+	int client = 0;
+	for (size_t i = 0;
+	     json_object_is_type(usages, json_type_array) && i < json_object_array_length(usages);
+	     i++) {
+		const char *u = json_object_get_string(json_object_array_get_idx(usages, i));
+		u = u ? u : "";
+		if (strcmp(u, "client auth") == 0) {
+			client = 1;
+		} else if (strcmp(u, "digital signature") != 0 &&
+		           strcmp(u, "key encipherment") != 0) {
+			snprintf(buf, len, "invalid usage for client certificate: %s", u);
+			return buf;
+		}
+	}
+	return client ? NULL : "missing required usage for client certificate: client auth";
 }
 
 typedef struct {
@@ -166,7 +226,7 @@ static int approve(mock_store *s, const mock_csr_hooks *h, json_object *csr, int
 	    has_condition(csr, "Denied"))
 		return 0;
 	if (strcmp(str_at(csr, "spec.signerName"), MOCK_CSR_SIGNER_KUBELET_CLIENT) != 0 ||
-	    !is_kubelet_client(csr, cn))
+	    kubelet_client_error(csr, cn) != NULL)
 		return 0;
 	const char *user = str_at(csr, "spec.username");
 	json_object *g = nl_json_get_path(csr, "spec.groups");
@@ -206,9 +266,18 @@ static int sign(mock_store *s, const mock_csr_hooks *h, json_object *csr, int64_
 	if (!has_condition(csr, "Approved") || has_condition(csr, "Denied") ||
 	    has_condition(csr, "Failed") || *str_at(csr, "status.certificate"))
 		return 0;
-	if (strcmp(signer, MOCK_CSR_SIGNER_KUBELET_CLIENT) != 0 &&
-	    strcmp(signer, MOCK_CSR_SIGNER_CLIENT) != 0)
+	char cn[256], buf[320];
+	const char *why;
+	if (strcmp(signer, MOCK_CSR_SIGNER_KUBELET_CLIENT) == 0)
+		why = kubelet_client_error(csr, cn);
+	else if (strcmp(signer, MOCK_CSR_SIGNER_CLIENT) == 0)
+		why = client_usages_error(csr, buf, sizeof(buf));
+	else
 		return 0;
+	if (why) { /* the request is not one this signer issues */
+		csr_write w = {"status", "Failed", "SignerValidationFailure", why, NULL, ""};
+		return write_csr(s, csr, &w, now);
+	}
 	/* duration: min(expirationSeconds, --cluster-signing-duration) */
 	int64_t ttl = max_usec / 1000000;
 	json_object *exp = nl_json_get_path(csr, "spec.expirationSeconds");

@@ -307,14 +307,21 @@ static void add_collection(json_object *paths, const res_ctx *c)
 	}
 }
 
-/* An object path (sub 0) or its /status (sub 1). PATCH is always listed. */
-static void add_object(json_object *paths, const res_ctx *c, int sub)
+/* An object path (sub_name NULL) or its /status or /approval. PATCH is
+ * always listed. */
+static void add_object(json_object *paths, const res_ctx *c, const char *sub_name)
 {
+	int sub = sub_name != NULL;
+	char suffix[32] = "", name_path[48];
 	static const char *const any[] = {"*/*", NULL};
 	static const char *const patch_types[] = {
 	    "application/apply-patch+yaml", "application/json-patch+json",
 	    "application/merge-patch+json", "application/strategic-merge-patch+json", NULL};
-	const char *suffix = sub ? "Status" : "";
+	/* "status" -> "Status" in operation ids, "{name}/status" in the path */
+	if (sub_name)
+		snprintf(suffix, sizeof(suffix), "%c%s", sub_name[0] - 'a' + 'A', sub_name + 1);
+	snprintf(name_path, sizeof(name_path), "{name}%s%s", sub_name ? "/" : "",
+	         sub_name ? sub_name : "");
 	char path[256], id[256];
 	json_object *item = path_item(c, 1, c->r->namespaced);
 	if (allows(c->r, "get", sub)) {
@@ -343,7 +350,7 @@ static void add_object(json_object *paths, const res_ctx *c, int sub)
 	                                 request_body(SCHEMAS META "Patch", patch_types, 1),
 	                                 responses(c->kind_ref, "01", 0)));
 	mock_route_path(path, sizeof(path), c->r, c->r->namespaced ? "{namespace}" : NULL,
-	                sub ? "{name}/status" : "{name}");
+	                name_path);
 	json_object_object_add(paths, path, item);
 }
 
@@ -394,9 +401,11 @@ json_object *mock_openapi_v3_document(const char *gv_path)
 		res_ctx c;
 		res_ctx_init(&c, r);
 		add_collection(paths, &c);
-		add_object(paths, &c, 0);
+		add_object(paths, &c, NULL);
+		if (r->has_approval)
+			add_object(paths, &c, "approval");
 		if (r->has_status)
-			add_object(paths, &c, 1);
+			add_object(paths, &c, "status");
 		if (mock_route_allows_sub(r, "update", "finalize"))
 			add_finalize(paths, &c);
 		mock_openapi_add_schemas(schemas, r);

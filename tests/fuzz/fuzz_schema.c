@@ -3,8 +3,9 @@
  * server's body parser (mock_parse_body). Decoding either
  * fails with Go's decoder text, leaving the out-parameters alone, or gives
  * the canonical form, which decodes to itself with no unknown fields left;
- * validation of that form, as a create and as an update over itself, ends
- * in a 422 Status carrying one cause per error. */
+ * validation of that form, as a create and as an update over itself
+ * through each endpoint, ends in a 422 Status carrying one cause per
+ * error. A CSR's request goes through the PEM reader and GnuTLS. */
 #include <nodelet/errors.h>
 #include <nodelet/status.h>
 #include <stdlib.h>
@@ -14,19 +15,31 @@
 #include "api/schema.h"
 #include "api/validation.h"
 #include "core/json.h"
+#include "core/request.h"
 #include "fuzz.h"
 
-static void validate(const mock_resource *r, json_object *decoded, int update)
+/* sub: the endpoint of an update ("", "status", "approval"). */
+static void validate(const mock_resource *r, json_object *decoded, int update, const char *sub)
 {
+	static const char *const groups[] = {"system:bootstrappers"};
+	mock_request req;
 	json_object *obj = NULL;
+	memset(&req, 0, sizeof(req));
+	req.user = "system:bootstrap:abcdef";
+	req.groups = groups;
+	req.ngroups = 1;
 	FUZZ_CHECK(json_object_deep_copy(decoded, &obj, NULL) == 0);
 	if (update && r->prepare_update)
 		r->prepare_update(obj, decoded);
+	if (update && r->prepare_endpoint)
+		r->prepare_endpoint(obj, decoded, sub, "2026-01-01T00:00:00Z");
 	if (!update && r->prepare_create)
 		r->prepare_create(obj);
+	if (!update && r->prepare_create_as)
+		r->prepare_create_as(obj, &req);
 	mock_ferrs errs;
 	mock_ferrs_init(&errs);
-	mock_validate_object(&errs, r, obj, update ? decoded : NULL);
+	mock_validate_object_at(&errs, r, obj, update ? decoded : NULL, sub);
 	for (size_t i = 0; i < errs.n; i++) {
 		FUZZ_CHECK(errs.items[i].reason != NULL);
 		FUZZ_CHECK(errs.items[i].message != NULL);
@@ -73,8 +86,12 @@ static void fuzz_kind(const mock_resource *r, json_object *in)
 	mock_unknown_fields_free(&none);
 	json_object_put(again);
 
-	validate(r, out, 0);
-	validate(r, out, 1);
+	validate(r, out, 0, "");
+	validate(r, out, 1, "");
+	if (r->has_status)
+		validate(r, out, 1, "status");
+	if (r->has_approval)
+		validate(r, out, 1, "approval");
 	json_object_put(out);
 }
 

@@ -480,6 +480,58 @@ static void test_csr__signer_issues_backdated_certificates(void)
 	}
 }
 
+/* An approved request the signer does not issue gets Failed with
+ * upstream's reason, and is left alone afterwards. */
+static void test_csr__signer_fails_requests_it_does_not_issue(void)
+{
+	static const struct {
+		const char *org, *cn, *dns, *signer, *usages, *message;
+	} cases[] = {
+	    {"system:masters", "system:node:n1", NULL, MOCK_CSR_SIGNER_KUBELET_CLIENT,
+	     "[\"digital signature\",\"client auth\"]", "subject organization is not system:nodes"},
+	    {"system:nodes", "system:node:n1", "n1.example", MOCK_CSR_SIGNER_KUBELET_CLIENT,
+	     "[\"digital signature\",\"client auth\"]", "DNS subjectAltNames are not allowed"},
+	    {"system:nodes", "n1", NULL, MOCK_CSR_SIGNER_KUBELET_CLIENT,
+	     "[\"digital signature\",\"client auth\"]",
+	     "subject common name does not begin with system:node:"},
+	    {"system:nodes", "system:node:n1", NULL, MOCK_CSR_SIGNER_KUBELET_CLIENT,
+	     "[\"client auth\"]",
+	     "usages did not match [client auth digital signature key encipherment]"},
+	    {NULL, "alice", NULL, MOCK_CSR_SIGNER_CLIENT, "[\"digital signature\",\"server auth\"]",
+	     "invalid usage for client certificate: server auth"},
+	    {NULL, "alice", NULL, MOCK_CSR_SIGNER_CLIENT, "[\"digital signature\"]",
+	     "missing required usage for client certificate: client auth"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		mock_store *s = NULL;
+		fake_auth f = {{0}, 0, 0, 0, 0};
+		mock_csr_hooks h = {fake_allows, fake_sign, &f};
+		CU_ASSERT_EQUAL_FATAL(mock_store_new(&s, fixed_now, NULL), 0);
+		char *pem = make_request(cases[i].org, cases[i].cn, cases[i].dns);
+		json_object *o = csr_obj(pem, cases[i].signer, cases[i].usages);
+		set(o, "status.conditions",
+		    json_tokener_parse("[{\"type\":\"Approved\",\"status\":\"True\"}]"));
+		put_csr(s, o, "u");
+		json_object_put(o);
+		CU_ASSERT_EQUAL(mock_csr_controllers_run(s, &h, MOCK_CONTROLLER_CSR_SIGNING,
+		                                         fixed_now(NULL), 3600000000LL),
+		                1);
+		o = stored(s);
+		json_object *c =
+		    json_object_array_get_idx(nl_json_get_path(o, "status.conditions"), 1);
+		CU_ASSERT_STRING_EQUAL(nl_json_get_string(c, "type"), "Failed");
+		CU_ASSERT_STRING_EQUAL(nl_json_get_string(c, "reason"), "SignerValidationFailure");
+		CU_ASSERT_STRING_EQUAL(nl_json_get_string(c, "message"), cases[i].message);
+		CU_ASSERT_PTR_NULL(nl_json_get_path(o, "status.certificate"));
+		json_object_put(o);
+		CU_ASSERT_EQUAL(mock_csr_controllers_run(s, &h, MOCK_CONTROLLER_CSR_SIGNING,
+		                                         fixed_now(NULL), 3600000000LL),
+		                0);
+		free(pem);
+		mock_store_free(s);
+	}
+}
+
 static void test_csr__pem_blocks_as_go_finds_them(void)
 {
 	const char text[] =
@@ -503,6 +555,7 @@ static CU_TestInfo tests[] = {
     {"approver_recognizes_only_node_client_requests",
      test_csr__approver_recognizes_only_node_client_requests},
     {"signer_issues_backdated_certificates", test_csr__signer_issues_backdated_certificates},
+    {"signer_fails_requests_it_does_not_issue", test_csr__signer_fails_requests_it_does_not_issue},
     {"pem_blocks_as_go_finds_them", test_csr__pem_blocks_as_go_finds_them},
     CU_TEST_INFO_NULL,
 };
