@@ -4,7 +4,8 @@
 # for system:node:<name>; csrapproving approves it after its
 # SubjectAccessReview, csrsigning issues the certificate; the certificate
 # then authenticates as system:node:<name> and reads its Node in Node
-# authorization mode, while the bootstrap user may not. Skips (exit 77)
+# authorization mode, while the bootstrap user may not; kubectl certificate
+# deny works for an admin only; a bad request is 422. Skips (exit 77)
 # without kubectl or openssl.
 set -u
 
@@ -17,7 +18,7 @@ command -v openssl >/dev/null || { echo "SKIP: no openssl"; exit 77; }
 printf '%s\n' 'boot-token,system:bootstrap:abcdef,,system:bootstrappers' >"$work/tokens.csv"
 mockapi_launch pid node --fixtures "$FIXTURES/manifests/sample.yaml" \
 	--generate-certs "$work/pki" --token-auth-file "$work/tokens.csv" \
-	--authorization-mode Node
+	--authorization-mode Node --kubeconfig-out "$work/kubeconfig"
 k() { "$KUBECTL" --server "$url" --certificate-authority "$work/pki/ca.crt" --cache-dir "$work/cache" "$@"; }
 
 openssl ecparam -name prime256v1 -genkey -noout -out "$work/node.key" 2>/dev/null || fail "ecparam"
@@ -64,4 +65,28 @@ k --client-certificate "$work/node.crt" --client-key "$work/node.key" get node e
 grep -q edge-1 "$work/out" || fail "node edge-1 not shown"
 k --client-certificate "$work/node.crt" --client-key "$work/node.key" auth whoami >"$work/out" 2>&1
 grep -q 'system:node:edge-1' "$work/out" || fail "whoami: $(cat "$work/out")"
-echo "PASS: CSR created by a bootstrap token, auto-approved, signed, and its certificate used"
+
+# A CSR for another signer stays pending until an admin denies it; denied,
+# it is never issued. The bootstrap user may not deny.
+sed -e 's/node-csr-edge-1/other/' -e 's|kubernetes.io/kube-apiserver-client-kubelet|example.com/signer|' \
+	"$work/csr.yaml" >"$work/other.yaml"
+k --token boot-token create -f "$work/other.yaml" >"$work/out" 2>&1 || fail "create other: $(cat "$work/out")"
+if k --token boot-token certificate deny other >"$work/out" 2>&1; then
+	fail "the bootstrap user denied a CSR"
+fi
+grep -q 'cannot update resource "certificatesigningrequests/approval"' "$work/out" || fail "deny 403: $(cat "$work/out")"
+"$KUBECTL" --kubeconfig "$work/kubeconfig" --server "$url" --cache-dir "$work/cache" \
+	certificate deny other >"$work/out" 2>&1 || fail "admin deny: $(cat "$work/out")"
+sleep 0.5
+"$KUBECTL" --kubeconfig "$work/kubeconfig" --server "$url" --cache-dir "$work/cache" \
+	get csr other --no-headers >"$work/out" 2>&1
+grep -q ' Denied *$' "$work/out" || fail "denied row: $(cat "$work/out")"
+
+# A request that is not a CSR: 422 with upstream's text.
+sed -e 's/node-csr-edge-1/bad/' -e 's/^  request: .*/  request: bm90IGEgcmVxdWVzdA==/' "$work/csr.yaml" >"$work/bad.yaml"
+if k --token boot-token create -f "$work/bad.yaml" >"$work/out" 2>&1; then
+	fail "a bad request was accepted"
+fi
+grep -q 'The CertificateSigningRequest "bad" is invalid: spec.request: Invalid value: \[\]byte{0x6e, 0x6f, 0x74, .*}: PEM block type must be CERTIFICATE REQUEST' "$work/out" ||
+	fail "bad request text: $(cat "$work/out")"
+echo "PASS: CSR created by a bootstrap token, auto-approved, signed, and its certificate used; deny; 422"
