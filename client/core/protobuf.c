@@ -164,6 +164,19 @@ static int put_map(nl_buf *b, unsigned num, nl_field_type t, json_object *m)
 					rc = put_bytes(b, 2, raw, dlen);
 				free(raw);
 			}
+		} else if (!rc && t == NL_FT_MAP_STRINGS) { /* ExtraValue {repeated items = 1} */
+			size_t emark;
+			rc = open_sub(b, 2, &emark);
+			for (size_t j = 0; !rc && json_object_is_type(v, json_type_array) &&
+			                   j < json_object_array_length(v);
+			     j++) {
+				size_t elen;
+				const char *es =
+				    str_or_empty(json_object_array_get_idx(v, j), &elen);
+				rc = put_bytes(b, 1, es, elen);
+			}
+			if (!rc)
+				rc = close_sub(b, emark);
 		} else if (!rc) { /* resource.Quantity {string = 1} */
 			size_t qmark;
 			rc = open_sub(b, 2, &qmark);
@@ -262,6 +275,7 @@ static int put_field(nl_buf *b, const nl_field *f, json_object *v)
 	case NL_FT_MAP_STRING:
 	case NL_FT_MAP_BYTES:
 	case NL_FT_MAP_QUANTITY:
+	case NL_FT_MAP_STRINGS:
 		return put_map(b, f->pb, f->type, v);
 	case NL_FT_OBJECT:
 		return put_message(b, f->pb, v, f->sub);

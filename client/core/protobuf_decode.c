@@ -164,7 +164,7 @@ static int over_budget(dctx *c)
 static int is_collection(nl_field_type t)
 {
 	return t == NL_FT_ARRAY || t == NL_FT_MAP_STRING || t == NL_FT_MAP_BYTES ||
-	       t == NL_FT_MAP_QUANTITY;
+	       t == NL_FT_MAP_QUANTITY || t == NL_FT_MAP_STRINGS;
 }
 
 static unsigned wire_type_of(nl_field_type t)
@@ -296,6 +296,30 @@ static int decode_map_entry(dctx *c, const nl_field *f, const unsigned char *p, 
 		else
 			c->oom = 1;
 		free(b64);
+	} else if (f->type == NL_FT_MAP_STRINGS) { /* ExtraValue {repeated items = 1} */
+		reader q = {v ? v : (const unsigned char *)"",
+		            (v ? v : (const unsigned char *)"") + vlen};
+		val = count(c, json_object_new_array());
+		while (val && q.p < q.end && !rc) {
+			uint64_t tag;
+			const unsigned char *es;
+			size_t en;
+			rc = read_varint(c, &q, &tag);
+			if (!rc && (tag >> 3) == 1 && (tag & 7) == WT_BYTES) {
+				rc = read_bytes(c, &q, &es, &en);
+				json_object *e = rc ? NULL : new_string(c, es, en);
+				if (!rc && (!e || json_object_array_add(val, e) != 0)) {
+					json_object_put(e);
+					rc = c->oom ? NL_ENOMEM : over_budget(c);
+				}
+			} else if (!rc) {
+				rc = skip_field(c, &q, (unsigned)(tag & 7), 0);
+			}
+		}
+		if (rc) {
+			json_object_put(val);
+			val = NULL;
+		}
 	} else { /* Quantity {string = 1} */
 		reader q = {v ? v : (const unsigned char *)"",
 		            (v ? v : (const unsigned char *)"") + vlen};
@@ -437,6 +461,7 @@ static int read_field(dctx *c, const nl_field *f, slot *sl, reader *r, unsigned 
 	case NL_FT_MAP_STRING:
 	case NL_FT_MAP_BYTES:
 	case NL_FT_MAP_QUANTITY:
+	case NL_FT_MAP_STRINGS:
 		return read_repeated(c, f, sl, p, n);
 	case NL_FT_OBJECT:
 	case NL_FT_TIME:

@@ -616,9 +616,9 @@ static const nl_field csr_condition_fields[] = {
 };
 SCHEMA(csr_condition_schema, "CertificateSigningRequestCondition", csr_condition_fields);
 
-/* spec.extra (map[string]ExtraValue) is type-checked as any JSON and never
- * kept: the strategy sets it from the requester, and no authenticator of
- * the mock gives a user extra attributes (docs/decisions/0042). */
+/* spec.extra is type-checked and never kept: the strategy sets it from the
+ * requester, and no authenticator of the mock gives a user extra
+ * attributes (docs/decisions/0042). */
 static const nl_field csr_spec_fields[] = {
     F("request", NL_FT_BYTES, 0, "[]uint8", 1),
     STR("signerName", 0, "string", 7),
@@ -627,7 +627,7 @@ static const nl_field csr_spec_fields[] = {
     STR("username", OE, "string", 2),
     STR("uid", OE, "string", 3),
     ARR("groups", OE, "[]string", NL_FT_STRING, NULL, 4),
-    F("extra", NL_FT_RAW, OE | NL_F_DROP, "map[string]v1.ExtraValue", 0),
+    F("extra", NL_FT_MAP_STRINGS, OE | NL_F_DROP, "map[string]v1.ExtraValue", 6),
 };
 SCHEMA(csr_spec_schema, "CertificateSigningRequestSpec", csr_spec_fields);
 

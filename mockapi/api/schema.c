@@ -340,6 +340,32 @@ static const char **sorted_keys(json_object *obj, size_t *n_out)
 	return keys;
 }
 
+/* An ExtraValue ([]string): a list of strings, elements of another type
+ * dropped with the decoder's error. */
+static int decode_strings(dctx *c, const nl_schema *st, json_object *in, json_object **out)
+{
+	if (!json_object_is_type(in, json_type_array)) {
+		type_error(c, nl_json_go_kind(in), st, "v1.ExtraValue");
+		return DEC_OK;
+	}
+	json_object *a = json_object_new_array();
+	if (!a) {
+		c->oom = true;
+		return DEC_ABORT;
+	}
+	for (size_t i = 0; i < json_object_array_length(in); i++) {
+		json_object *e = json_object_array_get_idx(in, i);
+		if (!e)
+			json_object_array_add(a, json_object_new_string(""));
+		else if (json_object_is_type(e, json_type_string))
+			json_object_array_add(a, new_string(e));
+		else
+			type_error(c, nl_json_go_kind(e), st, "string");
+	}
+	*out = a;
+	return DEC_OK;
+}
+
 static int decode_map(dctx *c, const nl_schema *st, const nl_field *f, json_object *in,
                       json_object **out)
 {
@@ -361,6 +387,9 @@ static int decode_map(dctx *c, const nl_schema *st, const nl_field *f, json_obje
 		json_object *v = json_object_object_get(in, keys[i]), *o = NULL;
 		if (f->type == NL_FT_MAP_QUANTITY) {
 			rc = decode_quantity(c, v, &o);
+		} else if (f->type == NL_FT_MAP_STRINGS) {
+			if (v) /* a null ExtraValue is a nil slice: null */
+				rc = decode_strings(c, st, v, &o);
 		} else if (f->type == NL_FT_MAP_BYTES) {
 			if (v) /* a null []byte is written as null */
 				o = decode_bytes(c, st, v);
@@ -451,6 +480,7 @@ static int decode_value(dctx *c, const nl_schema *st, const nl_field *f, nl_fiel
 	case NL_FT_MAP_STRING:
 	case NL_FT_MAP_BYTES:
 	case NL_FT_MAP_QUANTITY:
+	case NL_FT_MAP_STRINGS:
 		return decode_map(c, st, f, in, out);
 	case NL_FT_OBJECT:
 		if (json_object_is_type(in, json_type_object))
@@ -492,6 +522,7 @@ static bool is_empty(nl_field_type t, json_object *v)
 	case NL_FT_MAP_STRING:
 	case NL_FT_MAP_BYTES:
 	case NL_FT_MAP_QUANTITY:
+	case NL_FT_MAP_STRINGS:
 		return json_object_object_length(v) == 0;
 	case NL_FT_ARRAY:
 		return json_object_array_length(v) == 0;

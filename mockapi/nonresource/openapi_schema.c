@@ -176,6 +176,13 @@ static json_object *scalar_schema(gen *g, nl_field_type t, const nl_field *f)
 		                       t == NL_FT_MAP_BYTES ? typed("string", "byte")
 		                                            : typed("string", NULL));
 		return o;
+	case NL_FT_MAP_STRINGS: {
+		json_object *list = typed("array", NULL);
+		json_object_object_add(list, "items", typed("string", NULL));
+		o = typed("object", NULL);
+		json_object_object_add(o, "additionalProperties", list);
+		return o;
+	}
 	case NL_FT_MAP_QUANTITY:
 		o = typed("object", NULL);
 		json_object_object_add(o, "additionalProperties",

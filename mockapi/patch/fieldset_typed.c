@@ -115,6 +115,7 @@ static int child_type(ftype *out, const ftype *t, const char *name, char *buf, s
 	case NL_FT_MAP_STRING:
 	case NL_FT_MAP_BYTES:
 	case NL_FT_MAP_QUANTITY:
+	case NL_FT_MAP_STRINGS:
 		out->kind = T_MAP;
 		break;
 	case NL_FT_ARRAY:

@@ -66,6 +66,20 @@ check lease /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/edge-
 grep -q 'leaseTransitions: 3' "$work/lease.txt" || fail "leaseTransitions not read back as 3"
 grep -q 'nanos: 654321000' "$work/lease.txt" || fail "renewTime's microseconds are not nanos"
 check leases /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases LeaseListEnvelope
+# A CSR, approved through /approval (the []byte fields and conditions).
+if command -v openssl >/dev/null 2>&1; then
+	openssl ecparam -name prime256v1 -genkey -noout -out "$work/k.pem" 2>/dev/null &&
+		openssl req -new -key "$work/k.pem" -subj "/O=system:nodes/CN=system:node:n" \
+			-out "$work/r.csr" 2>/dev/null || fail "openssl req"
+	post "/apis/certificates.k8s.io/v1/certificatesigningrequests" \
+		'{"metadata":{"name":"n"},"spec":{"request":"'"$(base64 -w0 "$work/r.csr")"'","signerName":"example.com/s","expirationSeconds":3600,"usages":["client auth"]}}'
+	curl -sf -o /dev/null -X PUT -H 'Content-Type: application/json' \
+		--data '{"metadata":{"name":"n"},"spec":{"request":"'"$(base64 -w0 "$work/r.csr")"'","signerName":"example.com/s","usages":["client auth"]},"status":{"conditions":[{"type":"Approved","status":"True","reason":"R"}]}}' \
+		"$url/apis/certificates.k8s.io/v1/certificatesigningrequests/n/approval" || fail "PUT approval"
+	check csr /apis/certificates.k8s.io/v1/certificatesigningrequests/n CertificateSigningRequestEnvelope
+	grep -q 'expirationSeconds: 3600' "$work/csr.txt" && grep -q 'reason: "R"' "$work/csr.txt" ||
+		fail "the CSR's fields are not where upstream's schema puts them"
+fi
 check notfound /api/v1/namespaces/default/configmaps/missing StatusEnvelope
 grep -q 'code: 404' "$work/notfound.txt" && grep -q 'reason: "NotFound"' "$work/notfound.txt" ||
 	fail "the 404 Status fields"

@@ -5,11 +5,14 @@
 #include <gnutls/x509.h>
 #include <nodelet/base64.h>
 #include <nodelet/meta.h>
+#include <nodelet/protobuf.h>
+#include <nodelet/schema.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../cu_main.h"
 #include "api/csr.h"
+#include "api/schema.h"
 #include "api/validation.h"
 #include "auth/certs.h"
 #include "controllers/controllers.h"
@@ -532,6 +535,64 @@ static void test_csr__signer_fails_requests_it_does_not_issue(void)
 	}
 }
 
+/* []byte fields are canonical base64 in JSON and raw bytes in protobuf;
+ * spec.extra is type-checked as map[string]ExtraValue and never kept. */
+static void test_csr__wire_forms(void)
+{
+	const mock_resource *r = mock_resource_get(MOCK_KIND_CSR);
+	json_object *in = json_tokener_parse(
+	    "{\"spec\":{\"request\":\"aGk\",\"signerName\":\"a.b/c\",\"extra\":{\"k\":"
+	    "[\"v\"]}}}");
+	json_object *out = NULL;
+	mock_unknown_fields unknown = {NULL, 0};
+	nl_err err = {0};
+	/* Go's decoder refuses unpadded standard base64 */
+	CU_ASSERT_EQUAL(mock_schema_decode(&out, r, in, &unknown, &err), NL_EBADREQUEST);
+	json_object_put(in);
+	in = json_tokener_parse("{\"spec\":{\"request\":\"aGk=\",\"signerName\":\"a.b/c\","
+	                        "\"extra\":{\"k\":[\"v\"]}}}");
+	CU_ASSERT_EQUAL_FATAL(mock_schema_decode(&out, r, in, &unknown, &err), 0);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(out, "spec.request"), "aGk=");
+	CU_ASSERT_PTR_NULL(nl_json_get_path(out, "spec.extra"));
+	/* a missing certificate is omitted, status is always written */
+	CU_ASSERT_PTR_NOT_NULL(nl_json_get_path(out, "status"));
+	CU_ASSERT_PTR_NULL(nl_json_get_path(out, "status.certificate"));
+	nl_buf pb;
+	nl_buf_init(&pb, 0);
+	CU_ASSERT_EQUAL_FATAL(nl_pb_encode_message(&pb, out, &nl_schema_csr), 0);
+	/* spec {request (1) = "hi"} somewhere in the message */
+	CU_ASSERT_PTR_NOT_NULL(memmem(pb.data, pb.len, "\x0a\x02hi", 4));
+	json_object *back = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_pb_decode_message(&back, pb.data, pb.len, &nl_schema_csr, &err),
+	                      0);
+	CU_ASSERT_STRING_EQUAL(nl_json_get_string(back, "spec.request"), "aGk=");
+	json_object_put(back);
+	nl_buf_free(&pb);
+	json_object_put(out);
+	mock_unknown_fields_free(&unknown);
+	json_object_put(in);
+	in = json_tokener_parse("{\"spec\":{\"extra\":{\"k\":5}}}");
+	out = NULL;
+	CU_ASSERT_EQUAL(mock_schema_decode(&out, r, in, &unknown, &err), NL_EBADREQUEST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "of type v1.ExtraValue"));
+	json_object_put(in);
+
+	/* ExtraValue in protobuf: {key = 1, value = 2 {items = 1 ...}} */
+	static const nl_field ef[] = {
+	    {.name = "extra", .type = NL_FT_MAP_STRINGS, .flags = NL_F_OMITEMPTY, .pb = 1}};
+	static const nl_schema es = {"X", ef, 1};
+	json_object *m = json_tokener_parse("{\"extra\":{\"a\":[\"x\",\"y\"],\"b\":[]}}");
+	nl_buf_init(&pb, 0);
+	CU_ASSERT_EQUAL_FATAL(nl_pb_encode_message(&pb, m, &es), 0);
+	back = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_pb_decode_message(&back, pb.data, pb.len, &es, &err), 0);
+	CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(back, JSON_C_TO_STRING_PLAIN),
+	                       "{\"extra\":{\"a\":[\"x\",\"y\"],\"b\":[]}}");
+	json_object_put(back);
+	json_object_put(m);
+	nl_buf_free(&pb);
+}
+
 static void test_csr__pem_blocks_as_go_finds_them(void)
 {
 	const char text[] =
@@ -556,6 +617,7 @@ static CU_TestInfo tests[] = {
      test_csr__approver_recognizes_only_node_client_requests},
     {"signer_issues_backdated_certificates", test_csr__signer_issues_backdated_certificates},
     {"signer_fails_requests_it_does_not_issue", test_csr__signer_fails_requests_it_does_not_issue},
+    {"wire_forms", test_csr__wire_forms},
     {"pem_blocks_as_go_finds_them", test_csr__pem_blocks_as_go_finds_them},
     CU_TEST_INFO_NULL,
 };

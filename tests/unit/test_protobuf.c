@@ -409,7 +409,10 @@ static json_object *gen_map(nl_field_type t)
 		snprintf(key, sizeof(key), "k%u", (unsigned)(rnd() % 100));
 		json_object *v = t == NL_FT_MAP_BYTES      ? json_object_new_string(b64[rnd() % 4])
 		                 : t == NL_FT_MAP_QUANTITY ? json_object_new_string(qty[rnd() % 6])
+		                 : t == NL_FT_MAP_STRINGS  ? json_object_new_array()
 		                                           : gen_string();
+		if (t == NL_FT_MAP_STRINGS)
+			json_object_array_add(v, gen_string());
 		json_object_object_add(m, key, v);
 	}
 	return m;
@@ -452,6 +455,7 @@ static json_object *gen_value(nl_field_type t, const nl_field *f, int depth)
 	case NL_FT_MAP_STRING:
 	case NL_FT_MAP_BYTES:
 	case NL_FT_MAP_QUANTITY:
+	case NL_FT_MAP_STRINGS:
 		return gen_map(t);
 	case NL_FT_OBJECT:
 		return gen_struct(f->sub, depth + 1);

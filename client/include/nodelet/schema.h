@@ -30,6 +30,8 @@ typedef enum {
 	NL_FT_ARRAY,        /* a slice of elem (of sub when elem is NL_FT_OBJECT) */
 	NL_FT_RAW,          /* any JSON, copied as is; in protobuf a message whose
 	                     * field 1 holds the JSON text (FieldsV1, RawExtension) */
+	NL_FT_MAP_STRINGS,  /* map[string][]string (CSR spec.extra's ExtraValue): a list
+	                     * of strings per key; protobuf value ExtraValue{items = 1} */
 	NL_FT_BYTES,        /* []byte: canonical base64 in JSON (nil is null), bytes
 	                     * in protobuf (written when non-nil, even empty) */
 } nl_field_type;
