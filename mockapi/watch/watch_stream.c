@@ -241,6 +241,8 @@ static const char *zero_body(mock_kind k)
 		return ",\"spec\":{}";
 	case MOCK_KIND_POD:
 		return ",\"spec\":{\"containers\":null},\"status\":{}";
+	case MOCK_KIND_CSR: /* request is a nil []byte, signerName has no omitempty */
+		return ",\"spec\":{\"request\":null,\"signerName\":\"\"},\"status\":{}";
 	default:
 		return "";
 	}

@@ -93,6 +93,9 @@ static void test_http__discovery_lists_served_resources(void)
 	    "{\"name\":\"authorization.k8s.io\",\"versions\":[{\"groupVersion\":"
 	    "\"authorization.k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{"
 	    "\"groupVersion\":\"authorization.k8s.io/v1\",\"version\":\"v1\"}},"
+	    "{\"name\":\"certificates.k8s.io\",\"versions\":[{\"groupVersion\":"
+	    "\"certificates.k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{"
+	    "\"groupVersion\":\"certificates.k8s.io/v1\",\"version\":\"v1\"}},"
 	    "{\"name\":\"coordination.k8s.io\",\"versions\":[{\"groupVersion\":\"coordination."
 	    "k8s.io/v1\",\"version\":\"v1\"}],\"preferredVersion\":{\"groupVersion\":"
 	    "\"coordination.k8s.io/v1\",\"version\":\"v1\"}}]}");

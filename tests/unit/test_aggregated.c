@@ -110,15 +110,18 @@ static void test_aggregated__named_groups(void)
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(doc, "apiVersion")),
 	                       "apidiscovery.k8s.io/v2beta1");
 	json_object *items = json_object_object_get(doc, "items");
-	/* in kube-apiserver's group order: the reviews' groups, then leases' */
-	CU_ASSERT_EQUAL_FATAL(json_object_array_length(items), 3);
+	/* in kube-apiserver's group order: the reviews' groups, CSRs', leases' */
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(items), 4);
 	CU_ASSERT_STRING_EQUAL(
 	    nl_json_get_string(json_object_array_get_idx(items, 0), "metadata.name"),
 	    "authentication.k8s.io");
 	CU_ASSERT_STRING_EQUAL(
 	    nl_json_get_string(json_object_array_get_idx(items, 1), "metadata.name"),
 	    "authorization.k8s.io");
-	json_object *g = json_object_array_get_idx(items, 2);
+	CU_ASSERT_STRING_EQUAL(
+	    nl_json_get_string(json_object_array_get_idx(items, 2), "metadata.name"),
+	    "certificates.k8s.io");
+	json_object *g = json_object_array_get_idx(items, 3);
 	NL_ASSERT_JSON_EQ(json_object_object_get(g, "metadata"),
 	                  "{\"name\":\"coordination.k8s.io\",\"creationTimestamp\":null}");
 	json_object *v = json_object_array_get_idx(json_object_object_get(g, "versions"), 0);
@@ -194,7 +197,8 @@ static void test_aggregated__agrees_with_legacy_discovery(void)
 	json_object *named = mock_discovery_aggregated_doc(0, "v2");
 	compare_with_legacy("/apis/authentication.k8s.io/v1", group_resources(named, 0));
 	compare_with_legacy("/apis/authorization.k8s.io/v1", group_resources(named, 1));
-	compare_with_legacy("/apis/coordination.k8s.io/v1", group_resources(named, 2));
+	compare_with_legacy("/apis/certificates.k8s.io/v1", group_resources(named, 2));
+	compare_with_legacy("/apis/coordination.k8s.io/v1", group_resources(named, 3));
 	json_object_put(named);
 }
 

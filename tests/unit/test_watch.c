@@ -394,7 +394,7 @@ static void test_watch__bookmark_carries_current_rv(void)
 }
 
 /* The end-of-initial-events bookmark of a Lease watch, and the zero-value
- * body of a Node one (cluster-scoped path). */
+ * body of a Node and a CSR one (cluster-scoped paths). */
 static void test_watch__bookmark_shape_per_kind(void)
 {
 	env_start(100, 60000);
@@ -436,6 +436,18 @@ static void test_watch__bookmark_shape_per_kind(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"kind\":\"Node\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"status\":{\"daemonEndpoints\":{\"kubeletEndpoint\":"
 	                                    "{\"Port\":0}},\"nodeInfo\":{\"machineID\":\"\""));
+	free(text);
+	mock_response_free(&resp);
+
+	/* a zero CSR: spec's request null and signerName "", status {} */
+	req.path = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
+	mock_response_init(&resp);
+	mock_api_handle(&api, &req, &resp);
+	CU_ASSERT_EQUAL_FATAL(resp.code, 200);
+	text = drain(resp.stream, 4096, &end);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"kind\":\"CertificateSigningRequest\""));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(text, "}},\"spec\":{\"request\":null,\"signerName\":\"\"},\"status\":{}}}\n"));
 	free(text);
 	mock_response_free(&resp);
 	env_stop();
