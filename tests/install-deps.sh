@@ -20,7 +20,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config ca-certificates curl \
-	libmicrohttpd-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev libcunit1-dev libgnutls28-dev zlib1g-dev \
+	libmicrohttpd-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev libcunit1-dev libgnutls28-dev zlib1g-dev libssl-dev \
 	libsystemd-dev dbus-daemon \
 	valgrind cppcheck clang-format protobuf-compiler \
 	golang-go python3-pytest python3-kubernetes python3-prometheus-client nodejs
