@@ -30,6 +30,14 @@ static void usage(FILE *f)
 	      "      --kubeconfig FILE               kubeconfig of the API server; without it\n"
 	      "                                      $KUBECONFIG, ~/.kube/config, then the\n"
 	      "                                      in-cluster service account\n"
+	      "      --bootstrap-kubeconfig FILE     a kubeconfig with a bootstrap token: when\n"
+	      "                                      --kubeconfig has no valid client\n"
+	      "                                      certificate, request one with it and\n"
+	      "                                      write --kubeconfig to use it\n"
+	      "      --cert-dir DIR                  where the client certificate and key are\n"
+	      "                                      kept (default /var/lib/nodelet/pki)\n"
+	      "      --rotate-certificates[=BOOL]    renew the client certificate before it\n"
+	      "                                      expires (default true)\n"
 	      "      --hostname-override NAME        the Node (and Lease) name and its Hostname\n"
 	      "                                      address (default: the system's hostname,\n"
 	      "                                      lowercased)\n"
@@ -112,6 +120,9 @@ enum {
 	OPT_CONTENT_TYPE,
 	OPT_HOSTNAME_OVERRIDE,
 	OPT_NODE_IP,
+	OPT_BOOTSTRAP_KUBECONFIG,
+	OPT_CERT_DIR,
+	OPT_ROTATE_CERTIFICATES,
 };
 
 static const struct option long_options[] = {
@@ -119,6 +130,9 @@ static const struct option long_options[] = {
     {"node-name", required_argument, NULL, OPT_NODE_NAME},
     {"hostname-override", required_argument, NULL, OPT_HOSTNAME_OVERRIDE},
     {"node-ip", required_argument, NULL, OPT_NODE_IP},
+    {"bootstrap-kubeconfig", required_argument, NULL, OPT_BOOTSTRAP_KUBECONFIG},
+    {"cert-dir", required_argument, NULL, OPT_CERT_DIR},
+    {"rotate-certificates", optional_argument, NULL, OPT_ROTATE_CERTIFICATES},
     {"lease-duration-seconds", required_argument, NULL, OPT_LEASE_DURATION},
     {"register-node", optional_argument, NULL, OPT_REGISTER_NODE},
     {"register-with-taints", required_argument, NULL, OPT_TAINTS},
@@ -163,6 +177,16 @@ static int parse_one(nl_cli_options *o, int c, const char *arg)
 		return 0;
 	case OPT_CONFIG:
 		o->config_file = arg;
+		return 0;
+	case OPT_BOOTSTRAP_KUBECONFIG:
+		o->bootstrap_kubeconfig = arg;
+		return 0;
+	case OPT_CERT_DIR:
+		o->cert_dir = arg;
+		return 0;
+	case OPT_ROTATE_CERTIFICATES:
+		if (parse_bool(&o->rotate_certificates, arg ? arg : "true") != 0)
+			return usage_error("invalid value \"%s\" for --rotate-certificates", arg);
 		return 0;
 	case OPT_DYNAMIC_DIR:
 		o->dynamic_config_dir = arg;
@@ -237,6 +261,8 @@ int nl__cli_parse(nl_cli_options *o, int argc, char **argv)
 {
 	int c;
 	memset(o, 0, sizeof(*o));
+	o->cert_dir = NL_CLI_DEFAULT_CERT_DIR;
+	o->rotate_certificates = 1;
 	if (nl_nodelet_config_new(&o->flags) != 0)
 		return usage_error("out of memory");
 	opterr = 0;
@@ -288,7 +314,7 @@ int nl__cli_config(nl_nodelet_config **out, const nl_cli_options *o, nl_err *err
 
 typedef struct {
 	sigset_t set;
-	nl_agent *agent;
+	nl_clock *clock;
 	pthread_t thread;
 	volatile int quitting; /* main is done: exit quietly */
 } signal_forwarder;
@@ -317,7 +343,7 @@ static void *forward_signals(void *payload)
 			    NL_KV_STR("signal", sig == SIGINT ? "SIGINT" : "SIGTERM"));
 		break;
 	}
-	nl_agent_shutdown(s->agent);
+	nl_clock_stop(s->clock);
 	return NULL;
 }
 
@@ -367,7 +393,34 @@ static int run_forever(nl_agent *a, const nl_cli_options *o, const nl_nodelet_co
 	return rc;
 }
 
-static int make_agent(nl_agent **out, const nl_cli_options *o, const nl_nodelet_config *cfg)
+/* --bootstrap-kubeconfig: a valid client certificate before the agent's
+ * client is made from the kubeconfig pointing at it; then rotation. */
+static int tls_bootstrap(nl_agent_tls **out, const nl_cli_options *o, nl_clock *clock)
+{
+	nl_agent_tls_options to = {0};
+	nl_err err = {0};
+	if (!o->kubeconfig) {
+		NL_LOG_ERROR(NULL, "--bootstrap-kubeconfig needs --kubeconfig, the file to write");
+		return NL_EINVAL;
+	}
+	to.kubeconfig = o->kubeconfig;
+	to.bootstrap_kubeconfig = o->bootstrap_kubeconfig;
+	to.cert_dir = o->cert_dir;
+	to.node_name = o->node_name;
+	to.rotate = o->rotate_certificates;
+	to.clock = clock;
+	int rc = nl_agent_tls_new(out, &to, &err);
+	if (rc != 0) {
+		NL_LOG_ERROR(err.msg, "Failed to bootstrap the client certificate");
+		return rc;
+	}
+	if ((rc = nl_agent_tls_start(*out)) == 0)
+		rc = nl_agent_tls_wait(*out);
+	return rc;
+}
+
+static int make_agent(nl_agent **out, const nl_cli_options *o, const nl_nodelet_config *cfg,
+                      nl_clock *clock)
 {
 	nl_rest_config *rest = NULL;
 	nl_agent_options ao;
@@ -382,6 +435,7 @@ static int make_agent(nl_agent **out, const nl_cli_options *o, const nl_nodelet_
 	ao.node_ips = &o->node_ips;
 	ao.rest_config = rest;
 	ao.config = cfg;
+	ao.clock = clock;
 	/* The dynamic config's checkpoints must be writable for Ready; --once
 	 * runs no dynamic config, so it has no such state. */
 	const char *state_dirs[1] = {o->dynamic_config_dir};
@@ -400,6 +454,8 @@ static int run(const nl_cli_options *o, const nl_nodelet_config *cfg)
 {
 	signal_forwarder sf = {.quitting = 0};
 	nl_agent *a = NULL;
+	nl_agent_tls *tls = NULL;
+	nl_clock *clock = NULL;
 	int rc;
 
 	sigemptyset(&sf.set);
@@ -409,23 +465,32 @@ static int run(const nl_cli_options *o, const nl_nodelet_config *cfg)
 	/* Before any thread exists (libcurl's resolver too): only the
 	 * forwarder takes these signals. */
 	pthread_sigmask(SIG_BLOCK, &sf.set, NULL);
-	if ((rc = make_agent(&a, o, cfg)) != 0)
+	if (nl_clock_new_real(&clock) != 0)
 		return 1;
-	sf.agent = a;
+	sf.clock = clock;
 	if (pthread_create(&sf.thread, NULL, forward_signals, &sf) != 0) {
 		NL_LOG_ERROR(NULL, "Cannot start the signal thread");
-		nl_agent_free(a);
+		nl_clock_free(clock);
 		return 1;
 	}
+	if (o->bootstrap_kubeconfig && (rc = tls_bootstrap(&tls, o, clock)) != 0)
+		goto out;
+	if ((rc = make_agent(&a, o, cfg, clock)) != 0)
+		goto out;
+	if (tls)
+		nl_agent_tls_set_client(tls, nl_agent_client(a));
 	if (o->once) {
 		log_banner(a, o);
 		rc = run_once(a);
 	} else
 		rc = run_forever(a, o, cfg);
+out:
 	sf.quitting = 1;
 	pthread_kill(sf.thread, SIGTERM);
 	pthread_join(sf.thread, NULL);
 	nl_agent_free(a);
+	nl_agent_tls_free(tls);
+	nl_clock_free(clock);
 	/* A signal ends the run with NL_ECANCELED: a clean exit. */
 	return rc == 0 || rc == NL_ECANCELED ? 0 : 1;
 }

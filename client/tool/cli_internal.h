@@ -4,8 +4,12 @@
 #define NL_TOOL_CLI_INTERNAL_H
 
 #include <nodelet/agent.h>
+#include <nodelet/agent_tls.h>
 #include <nodelet/config_controller.h>
 #include <nodelet/nodelet_config.h>
+
+/* --cert-dir's default (kubelet's is /var/lib/kubelet/pki). */
+#define NL_CLI_DEFAULT_CERT_DIR "/var/lib/nodelet/pki"
 
 typedef struct {
 	const char *kubeconfig; /* NULL = client-go's default loading */
@@ -21,6 +25,11 @@ typedef struct {
 	const char *dynamic_config_dir;
 	int once;
 	const char *metrics_bind_address; /* NULL = no metrics server */
+	/* TLS bootstrap (docs/agent.md): --bootstrap-kubeconfig (NULL = none),
+	 * --cert-dir, --rotate-certificates (default true, kubelet's false). */
+	const char *bootstrap_kubeconfig;
+	const char *cert_dir;
+	int rotate_certificates;
 	/* The flags given explicitly (set marks which): the transform's input. */
 	nl_nodelet_config *flags;
 } nl_cli_options;
