@@ -122,8 +122,9 @@ static int file_read(char **out, size_t *len, const char *path, nl_err *err)
 	return 0;
 }
 
-int nl_cert_store_current(char **pem_out, nl_cert_info *info, nl_cert_store *s, nl_err *err)
+int nl_cert_store_current(char **pem_out, nl_cert_info *info_out, nl_cert_store *s, nl_err *err)
 {
+	nl_cert_info local = {0}, *info = info_out ? info_out : &local;
 	char *pem = NULL;
 	size_t len = 0;
 	int rc = file_read(&pem, &len, s->current, err);

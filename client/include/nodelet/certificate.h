@@ -101,7 +101,8 @@ void nl_cert_store_free(nl_cert_store *s);
 /* <dir>/<prefix>-current.pem (borrowed). */
 const char *nl_cert_store_current_path(const nl_cert_store *s);
 /* Load the current pair: *pem_out (may be NULL) the file's whole PEM, certs
- * and key (caller frees with nl_cert_secret_free), info its leaf.
+ * and key (caller frees with nl_cert_secret_free), info (may be NULL) its
+ * leaf.
  * NL_ENOTFOUND when there is none; NL_EPARSE/NL_EINVAL when it is not a
  * certificate and matching key; NL_EIO. */
 int nl_cert_store_current(char **pem_out, nl_cert_info *info, nl_cert_store *s, nl_err *err);
