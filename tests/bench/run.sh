@@ -626,19 +626,24 @@ bench_heartbeat() {
 # Private_Dirty of smaps_rollup), am_dirty (Private_Dirty alone), am_rss;
 # am_renewing; am_err when it did not come up. Private_Clean is mostly
 # library pages no other process maps at that moment, so it moves with
-# whatever else runs on the machine (docs/performance.md).
+# whatever else runs on the machine (docs/performance.md). ARGS without a
+# --kubeconfig get $tmp/kubeconfig; am_curl (an array) is what curl needs
+# to read the Lease (the CA and a client certificate over HTTPS).
+am_curl=()
 agent_memory() {
 	local node=$1 agent=$builddir/client/nodelet
 	shift
 	local lease=$mock_url/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/$node
-	"$agent" --kubeconfig "$tmp/kubeconfig" --node-name "$node" --lease-duration-seconds 8 "$@" \
+	local kc=(--kubeconfig "$tmp/kubeconfig")
+	case " $* " in *" --kubeconfig "*) kc=() ;; esac
+	"$agent" "${kc[@]}" --node-name "$node" --lease-duration-seconds 8 "$@" \
 		>"$tmp/$node.out" 2>"$tmp/$node.err" &
 	local a_pid=$!
 	pids+=("$a_pid")
 	local i first='' last='' v
 	am_anon=0 am_rss=0 am_priv=0 am_dirty=0 am_renewing=yes am_err=
 	for i in $(seq 1 100); do
-		first=$(curl -sf "$lease" | sed -n 's/.*"renewTime":"\([^"]*\)".*/\1/p')
+		first=$(curl -sf "${am_curl[@]}" "$lease" | sed -n 's/.*"renewTime":"\([^"]*\)".*/\1/p')
 		[ -n "$first" ] && break
 		kill -0 "$a_pid" 2>/dev/null || break
 		sleep 0.1
@@ -660,7 +665,7 @@ agent_memory() {
 		[ "${v:-0}" -gt "$am_dirty" ] && am_dirty=$v
 		sleep 1
 	done
-	last=$(curl -sf "$lease" | sed -n 's/.*"renewTime":"\([^"]*\)".*/\1/p')
+	last=$(curl -sf "${am_curl[@]}" "$lease" | sed -n 's/.*"renewTime":"\([^"]*\)".*/\1/p')
 	[ "$first" != "$last" ] || am_renewing="**no renewal seen**"
 	stop_pid "$a_pid"
 }
@@ -733,6 +738,53 @@ bench_agent() {
 	fi
 	say "   nodelet, all on: private $am_priv KiB, of which dirty $am_dirty KiB (anonymous $am_anon KiB, RSS $am_rss KiB); $shutdown; renewing: $am_renewing"
 	row 5 "nodelet private memory (smaps_rollup), steady state, all on: /metrics, dynamic config, node conditions, $shutdown" \
+		"Private_Dirty $am_dirty KiB; with Private_Clean $am_priv KiB (anonymous $am_anon KiB, RSS $am_rss KiB)" \
+		"plain agent: Private_Dirty $plain_dirty KiB" "$(ratio "$am_dirty" "$plain_dirty")×" \
+		"< 4 MiB: dirty $(met "$am_dirty < 4096"), clean + dirty $(met "$am_priv < 4096"); renewing: $am_renewing"
+	agent_memory_tls
+}
+
+# TLS on: the mock over HTTPS in Node authorization mode with csrapproving
+# and csrsigning, the agent given a bootstrap token only (its own P-256
+# key, a CSR, the issued certificate, the certificate manager waiting for
+# the rotation deadline), renewing its Lease with that certificate. The
+# anchor is bench_agent's plain_dirty.
+agent_memory_tls() {
+	local pki=$tmp/mock-pki
+	printf '%s\n' 'abcdef.0123456789abcdef,system:bootstrap:abcdef,,system:bootstrappers' \
+		>"$tmp/tokens.csv"
+	start_server mock "$mock" --port 0 --generate-certs "$pki" --token-auth-file "$tmp/tokens.csv" \
+		--authorization-mode Node || return
+	local m_pid=$srv_pid
+	mock_url=https://127.0.0.1:$srv_port
+	cat >"$tmp/bootstrap-kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+- name: mock
+  cluster: {server: "$mock_url", certificate-authority: "$pki/ca.crt"}
+users:
+- name: bootstrap
+  user: {token: abcdef.0123456789abcdef}
+contexts:
+- name: default
+  context: {cluster: mock, user: bootstrap}
+current-context: default
+KUBECONFIG
+	am_curl=(--cacert "$pki/ca.crt" --cert "$pki/client.crt" --key "$pki/client.key")
+	agent_memory bench-agent-tls --bootstrap-kubeconfig "$tmp/bootstrap-kubeconfig" \
+		--kubeconfig "$tmp/tls-kubeconfig" --cert-dir "$tmp/tls-pki"
+	am_curl=()
+	stop_pid "$m_pid"
+	if [ -z "$am_err" ] && [ ! -s "$tmp/tls-pki/kubelet-client-current.pem" ]; then
+		am_err="no kubelet-client-current.pem in --cert-dir"
+	fi
+	if [ -n "$am_err" ]; then
+		fail "nodelet with TLS bootstrap: $am_err"
+		return
+	fi
+	say "   nodelet, TLS bootstrap: private $am_priv KiB, of which dirty $am_dirty KiB (anonymous $am_anon KiB, RSS $am_rss KiB); renewing: $am_renewing"
+	row 5 "nodelet private memory (smaps_rollup), steady state, TLS on: HTTPS, bootstrap token, its own P-256 key and client certificate, certificate manager running" \
 		"Private_Dirty $am_dirty KiB; with Private_Clean $am_priv KiB (anonymous $am_anon KiB, RSS $am_rss KiB)" \
 		"plain agent: Private_Dirty $plain_dirty KiB" "$(ratio "$am_dirty" "$plain_dirty")×" \
 		"< 4 MiB: dirty $(met "$am_dirty < 4096"), clean + dirty $(met "$am_priv < 4096"); renewing: $am_renewing"
