@@ -9,6 +9,8 @@
 #include <nodelet/schema.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../cu_main.h"
 #include "api/csr.h"
@@ -16,6 +18,7 @@
 #include "api/validation.h"
 #include "auth/certs.h"
 #include "controllers/controllers.h"
+#include "mockapi.h"
 #include "storage/store.h"
 
 #define NOW "2026-05-01T10:00:00Z"
@@ -606,6 +609,84 @@ static void test_csr__pem_blocks_as_go_finds_them(void)
 	CU_ASSERT_EQUAL(mock_pem_next(&cur, text + sizeof(text) - 1, &b), 0);
 }
 
+/* A harness's server goes back to its saved state after each input (the
+ * http fuzz target): the controllers must forget the CSR pass they last
+ * made, or a CSR created after the rewind is never looked at when the
+ * store's resourceVersion happens to come back to where that pass was. */
+static int64_t start_usec;
+/* The test's start: the server's own signer CA is dated by the wall clock. */
+static int64_t start_now(void *p)
+{
+	(void)p;
+	return start_usec;
+}
+
+static void test_csr__rewind_forgets_the_controllers_last_pass(void)
+{
+	mock_options o;
+	mock_options_init(&o);
+	o.port = 0;
+	o.controller_tick_ms = 0;
+	start_usec = (int64_t)time(NULL) * 1000000;
+	o.clock = start_now;
+	/* the signer signs over HTTPS only (docs/mockapi.md) */
+	char dir[] = "/tmp/nl-test-csr-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	o.generate_certs_dir = dir;
+	mock_server *srv = NULL;
+	nl_err err = {0};
+	CU_ASSERT_EQUAL_FATAL(mock_server_new(&srv, &o, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(mock_server_save(srv), 0);
+	mock_store *s = mock_server_store(srv);
+	uint64_t rv0 = mock_store_rv(s);
+	for (int round = 0; round < 2; round++) {
+		json_object *csr = kubelet_csr();
+		put_csr(s, csr, "system:bootstrap:abc");
+		json_object_put(csr);
+		/* after the rewind: two more writes, so the first tick below sees
+		 * the resourceVersion the first round's last pass saw */
+		for (int i = 0; round == 1 && i < 2; i++) {
+			char text[128];
+			snprintf(text, sizeof(text),
+			         "{\"metadata\":{\"name\":\"cm%d\",\"namespace\":\"default\"}}", i);
+			json_object *cm = json_tokener_parse(text);
+			CU_ASSERT_EQUAL_FATAL(
+			    mock_store_write(s, mock_resource_get(MOCK_KIND_CONFIGMAP),
+			                     MOCK_WRITE_CREATE, cm, NULL, NULL, NULL, NULL, NULL,
+			                     NULL),
+			    0);
+			json_object_put(cm);
+		}
+		/* approved in one pass, signed in the next (its own write is a
+		 * change), then a pass that finds nothing to do */
+		int writes = 0;
+		for (int k = 0; k < 4; k++)
+			writes += mock_server_tick(srv);
+		CU_ASSERT_EQUAL(writes, 2);
+		CU_ASSERT_EQUAL(mock_store_rv(s), rv0 + (round ? 5 : 3));
+		json_object *got = stored(s);
+		json_object *conds = nl_json_get_path(got, "status.conditions");
+		CU_ASSERT_TRUE(
+		    json_object_is_type(conds, json_type_array) &&
+		    json_object_array_length(conds) == 1 &&
+		    strcmp(nl_json_get_string(json_object_array_get_idx(conds, 0), "type"),
+		           "Approved") == 0);
+		CU_ASSERT_PTR_NOT_NULL(nl_json_get_string(got, "status.certificate"));
+		json_object_put(got);
+		CU_ASSERT_EQUAL_FATAL(mock_server_rewind(srv), 0);
+		CU_ASSERT_EQUAL(mock_store_rv(s), rv0);
+	}
+	mock_server_free(srv);
+	static const char *const files[] = {"ca.crt",     "ca.key",     "client.crt",
+	                                    "client.key", "server.crt", "server.key"};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		CU_ASSERT_EQUAL(unlink(path), 0);
+	}
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+}
+
 static CU_TestInfo tests[] = {
     {"create_takes_the_requester_identity", test_csr__create_takes_the_requester_identity},
     {"validation_texts", test_csr__validation_texts},
@@ -619,6 +700,8 @@ static CU_TestInfo tests[] = {
     {"signer_fails_requests_it_does_not_issue", test_csr__signer_fails_requests_it_does_not_issue},
     {"wire_forms", test_csr__wire_forms},
     {"pem_blocks_as_go_finds_them", test_csr__pem_blocks_as_go_finds_them},
+    {"rewind_forgets_the_controllers_last_pass",
+     test_csr__rewind_forgets_the_controllers_last_pass},
     CU_TEST_INFO_NULL,
 };
 
