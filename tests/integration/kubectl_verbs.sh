@@ -32,6 +32,11 @@ export KUBE_EDITOR
 # says TEXT WHAT: the last command printed the line TEXT.
 says() { grep -qxF -- "$1" "$work/out" || fail "$2: want the line '$1'"; }
 
+# A PKCS#10 request (CN=verbs, P-256; made once with openssl req) for the
+# CertificateSigningRequest row, whose signer example.com/verbs the mock's
+# csrsigning does not issue for, so nothing but kubectl writes it.
+verbs_csr=LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlISk1ISUNBUUF3RURFT01Bd0dBMVVFQXd3RmRtVnlZbk13V1RBVEJnY3Foa2pPUFFJQkJnZ3Foa2pPUFFNQgpCd05DQUFRNWQ2bnBFNGwrWTNJT2hrMmxaNmIwOURadUY1UGU0bEJJRjgrNlRlVjVpL3hLbGx2MGdOVmg4WXprCnJaTFVnZktBQk9OY0ZOUzhqU2ZjekpBNzFSU3lvQUF3Q2dZSUtvWkl6ajBFQXdJRFJ3QXdSQUlnU21KMk9OUUsKd3lkM2Q1QVZBQ3AyYXRnRHc3SGw3T3k5UWlIalFZRlBsVVlDSUYxM2NnSWFBb1dJOUpJQWZFamZvMjhOZGszcwo4ZmoyTTBaaG04WUZzZ2F2Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=
+
 # manifest KIND NAME NS VALUE: a minimal object of KIND whose one field
 # (kind-specific; an annotation where the kind's spec fields are immutable)
 # carries VALUE, so apply can change it.
@@ -49,6 +54,8 @@ manifest() {
 		printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: %s, annotations: {v: "%s"}}\nspec: {containers: [{name: c, image: "busybox:1.36"}]}\n' "$2" "$3" "$4" ;;
 	Namespace)
 		printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: %s, annotations: {v: "%s"}}\n' "$2" "$4" ;;
+	CertificateSigningRequest)
+		printf 'apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata: {name: %s, annotations: {v: "%s"}}\nspec: {signerName: example.com/verbs, usages: [client auth], request: %s}\n' "$2" "$4" "$verbs_csr" ;;
 	esac
 }
 
@@ -126,6 +133,7 @@ Event event default first second LAST~SEEN|TYPE|REASON|OBJECT|MESSAGE
 Node node - one two NAME|STATUS|ROLES|AGE|VERSION
 Pod pod default one two NAME|READY|STATUS|RESTARTS|AGE
 Namespace namespace - one two NAME|STATUS|AGE
+CertificateSigningRequest certificatesigningrequest.certificates.k8s.io - one two NAME|AGE|SIGNERNAME|REQUESTOR|REQUESTEDDURATION|CONDITION
 TABLE
 
 # kubectl events lists the Events of a namespace with kubectl's columns.
