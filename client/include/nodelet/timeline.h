@@ -1,0 +1,38 @@
+/* A run of requests as one self-contained HTML page people look at: per
+ * run, a timeline on the run's clock with a row per client and object,
+ * each request a mark coloured by its answer, injected faults, lease
+ * renewals and Node conditions called out, and a failure drawn where it
+ * happened with its diff beside it. nodelet-scenario --html and the mock's
+ * GET /mockapi/v1/requests?format=html both write it (decision 0048).
+ *
+ * The page fetches nothing: its CSS and script are inline. Its data is one
+ * JSON document in a <script type="application/json"> element, written
+ * with every '<', '>' and '&' as a \u escape, so no text from a journal
+ * (an object name is untrusted) can end the element; the script draws it
+ * with textContent only, then checks what it drew against the data and
+ * says so in <body data-selfcheck="ok"> (or "error: why"). */
+#ifndef NODELET_TIMELINE_H
+#define NODELET_TIMELINE_H
+
+#include <json-c/json.h>
+#include <nodelet/buf.h>
+
+/* Append the page for doc to out:
+ *   {"title": "...",
+ *    "runs": [{"name", "file", "outcome": "pass"|"fail"|"skip"|"journal",
+ *              "message", "detail", "failedAt": usec,
+ *              "events": [journal entries, each with "t" (usec since the
+ *                         run began), or {"t", "kind": "condition", "node",
+ *                         "type", "status", "reason"}]}]}
+ * Every member but runs is optional. 0, or NL_ENOMEM. doc is borrowed. */
+int nl_timeline_html(nl_buf *out, json_object *doc);
+
+/* A journal's items (GET /mockapi/v1/requests) as one run named name, each
+ * entry given "t", its time since the first entry's. New reference, NULL
+ * when out of memory; items is borrowed. */
+json_object *nl_timeline_journal_run(json_object *items, const char *name);
+
+/* Append s with '<', '>', '&', '"' and '\'' as HTML character references. */
+int nl_timeline_html_escape(nl_buf *out, const char *s);
+
+#endif
