@@ -1,12 +1,12 @@
 /* The report page (<nodelet/timeline.h>): a fixed head, the data as
  * escaped JSON, and the inline style and script of timeline.css and
- * timeline.js (embedded at build time as timeline_assets.h). */
+ * timeline.js (embedded at build time as timeline_assets.inc). */
 #include <nodelet/errors.h>
 #include <nodelet/time.h>
 #include <nodelet/timeline.h>
 #include <string.h>
 
-#include "timeline_assets.h"
+#include "timeline_assets.inc"
 
 /* The page may use only itself: no fetch, image, font or frame. */
 #define CSP "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
