@@ -53,7 +53,7 @@
   function describe(e) {
     if (e.kind === 'condition')
       return '@' + secs(e.t) + ' node ' + str(e.node) + ' ' + str(e.type) + '=' + str(e.status) +
-        (e.reason ? ' (' + e.reason + ')' : '');
+        (e.reason ? ' (' + e.reason + ')' : '') + (e.since ? ', since ' + e.since : '');
     var what = str(e.verb) + ' ' + objectOf(e) + (e.subresource ? ' [' + e.subresource + ']' : '');
     var s = '@' + secs(e.t) + ' ' + what + ' \u2192 ' + (Number(e.code) === 0 ? 'no answer' : str(e.code));
     if (e.reason) s += ' ' + e.reason;
@@ -105,10 +105,10 @@
     return groups;
   }
 
-  function drawTimeline(run, events) {
+  function drawTimeline(run, events, steps) {
     var box = el('div', 'timeline');
     var end = 0;
-    events.forEach(function (e) { end = Math.max(end, Number(e.t) || 0); });
+    events.concat(steps).forEach(function (e) { end = Math.max(end, e.t); });
     if (typeof run.failedAt === 'number') end = Math.max(end, run.failedAt);
     var span = Math.max(end, 1e6) * 1.03;
     var axis = row('virtual time', span);
@@ -120,6 +120,17 @@
     }
     if (typeof run.failedAt === 'number') failLine(axis.track, run, span, true);
     box.appendChild(axis.row);
+    if (steps.length) {
+      var sr = row('steps', span);
+      steps.forEach(function (st) {
+        var m = el('span', 'step');
+        m.style.left = pct(st.t, span);
+        m.title = '@' + secs(st.t) + ' ' + str(st.path) + ' ' + str(st.step) + (st.where ? ' (' + st.where + ')' : '');
+        sr.track.appendChild(m);
+      });
+      if (typeof run.failedAt === 'number') failLine(sr.track, run, span, false);
+      box.appendChild(sr.row);
+    }
     if (!events.length) box.appendChild(el('p', 'message', 'no requests recorded'));
     lanes(events).forEach(function (g) {
       box.appendChild(el('div', 'group', g.name));
@@ -127,7 +138,7 @@
         var r = row(o.name, span);
         o.events.forEach(function (e) {
           var m = el('span', classOf(e), e.kind === 'condition' ? str(e.type) + '=' + str(e.status) : null);
-          m.style.left = pct(Number(e.t) || 0, span);
+          m.style.left = pct(e.t, span);
           m.title = describe(e);
           r.track.appendChild(m);
         });
@@ -172,9 +183,16 @@
     return d;
   }
 
+  /* In time order; what happened at one time stays in its order. */
+  function byTime(list) {
+    return list.map(function (e, i) { return [e, i]; })
+      .sort(function (a, b) { return a[0].t - b[0].t || a[1] - b[1]; })
+      .map(function (x) { return x[0]; });
+  }
+
   function drawRun(run, i) {
     var outcome = str(run.outcome) || 'journal';
-    var sec = el('section', 'run ' + outcome), events = Array.isArray(run.events) ? run.events : [];
+    var sec = el('section', 'run ' + outcome), events = byTime(run.events || []);
     sec.id = 'run-' + (i + 1);
     var h = el('h2', null, str(run.name));
     h.appendChild(el('span', 'badge ' + outcome, outcome));
@@ -182,7 +200,7 @@
     if (run.file) sec.appendChild(el('div', 'file', run.file));
     if (run.message && outcome !== 'fail') sec.appendChild(el('div', 'message', run.message));
     var cols = el('div', 'cols');
-    cols.appendChild(drawTimeline(run, events));
+    cols.appendChild(drawTimeline(run, events, byTime(run.steps || [])));
     if (outcome === 'fail') cols.appendChild(drawFailure(run));
     sec.appendChild(cols);
     sec.appendChild(drawTable(events));
@@ -193,7 +211,7 @@
     var p = el('p', 'legend');
     [['mark', '2xx'], ['mark renew', 'lease renewal'], ['mark watch', 'watch'], ['mark warn', '4xx'],
      ['mark err', '5xx'], ['mark drop', 'no answer'], ['mark fault', 'injected fault'],
-     ['mark cond True', 'Node condition']].forEach(function (x) {
+     ['mark cond True', 'Node condition'], ['step', 'scenario step']].forEach(function (x) {
       var s = el('span');
       s.appendChild(el('span', x[0]));
       s.appendChild(document.createTextNode(x[1]));
@@ -210,6 +228,8 @@
       var run = runs[i], sec = sections[i], n = (run.events || []).length;
       var marks = sec.querySelectorAll('.timeline .mark').length;
       if (marks !== n) return str(run.name) + ': drew ' + marks + ' marks of ' + n + ' events';
+      var ns = (run.steps || []).length, drawn = sec.querySelectorAll('.timeline .step').length;
+      if (drawn !== ns) return str(run.name) + ': drew ' + drawn + ' steps of ' + ns;
       if (sec.querySelectorAll('tr').length !== n + 1) return str(run.name) + ': table rows';
       if (run.outcome === 'fail') {
         if (!sec.querySelector('.failure')) return str(run.name) + ': failure not shown';
@@ -228,8 +248,60 @@
     return null;
   }
 
-  var doc = JSON.parse(document.getElementById('nl-data').textContent);
-  var runs = Array.isArray(doc.runs) ? doc.runs : [];
+  /* The data, before anything is drawn from it: what the C side promises
+   * (<nodelet/timeline.h>). */
+  var OUTCOMES = { pass: 1, fail: 1, skip: 1, journal: 1 };
+  function isTime(v) { return typeof v === 'number' && isFinite(v) && v >= 0; }
+  function isText(v) { return v === undefined || v === null || typeof v === 'string'; }
+  function validEvent(e) {
+    if (!e || typeof e !== 'object') return 'not an object';
+    if (!isTime(e.t)) return 't is not a time';
+    if (e.kind === 'condition') {
+      if (typeof e.node !== 'string' || typeof e.type !== 'string' || typeof e.status !== 'string')
+        return 'a condition without node, type and status';
+      return null;
+    }
+    if (e.kind !== undefined) return 'unknown kind ' + JSON.stringify(e.kind);
+    if (e.code !== undefined && typeof e.code !== 'number') return 'code is not a number';
+    var texts = ['verb', 'resource', 'subresource', 'namespace', 'name', 'path', 'userAgent', 'user', 'reason', 'fault'];
+    for (var k = 0; k < texts.length; k++)
+      if (!isText(e[texts[k]])) return texts[k] + ' is not text';
+    return null;
+  }
+  function validList(list, what, each) {
+    if (list === undefined) return null;
+    if (!Array.isArray(list)) return what + ' is not a list';
+    for (var i = 0; i < list.length; i++) {
+      var why = each(list[i]);
+      if (why) return what + '[' + i + ']: ' + why;
+    }
+    return null;
+  }
+  function validStep(st) {
+    if (!st || typeof st !== 'object' || !isTime(st.t)) return 't is not a time';
+    return typeof st.step === 'string' ? null : 'no step';
+  }
+  function validate(doc) {
+    if (!doc || typeof doc !== 'object' || !Array.isArray(doc.runs)) return 'no runs';
+    if (!isText(doc.title)) return 'the title is not text';
+    for (var i = 0; i < doc.runs.length; i++) {
+      var r = doc.runs[i], at = 'runs[' + i + ']';
+      if (!r || typeof r !== 'object') return at + ' is not an object';
+      if (typeof r.name !== 'string') return at + ' has no name';
+      if (r.outcome !== undefined && !OUTCOMES[r.outcome]) return at + ': unknown outcome';
+      if (r.failedAt !== undefined && !isTime(r.failedAt)) return at + ': failedAt is not a time';
+      if (!isText(r.message) || !isText(r.detail) || !isText(r.file)) return at + ': a text that is not';
+      var why = validList(r.events, at + '.events', validEvent) || validList(r.steps, at + '.steps', validStep);
+      if (why) return why;
+    }
+    return null;
+  }
+
+  var doc = null, bad = null;
+  try { doc = JSON.parse(document.getElementById('nl-data').textContent); } catch (e) { bad = 'the data is not JSON'; }
+  bad = bad || validate(doc);
+  if (bad) { fail(bad); return; }
+  var runs = doc.runs;
   var failed = runs.filter(function (r) { return r.outcome === 'fail'; }).length;
   body.appendChild(el('h1', null, str(doc.title) || 'timeline'));
   var sum = el('p', 'summary', runs.length + ' run' + (runs.length === 1 ? '' : 's') + ', ' + failed + ' failed: ');

@@ -96,7 +96,7 @@ static void test_timeline__journal_run_times_from_first(void)
 		json_object_object_add(e, "time", json_object_new_string(times[i]));
 		json_object_array_add(items, e);
 	}
-	json_object *run = nl_timeline_journal_run(items, "journal");
+	json_object *run = nl_timeline_journal_run(items, NULL, "journal");
 	json_object *ev = json_object_object_get(run, "events");
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_object_get(run, "name")),
 	                       "journal");
@@ -115,7 +115,100 @@ static void test_timeline__journal_run_times_from_first(void)
 	json_object_put(items);
 }
 
+static json_object *node_with(const char *name, const char *status, const char *since)
+{
+	json_object *n = json_object_new_object(), *md = json_object_new_object(),
+	            *st = json_object_new_object(), *conds = json_object_new_array(),
+	            *c = json_object_new_object();
+	json_object_object_add(md, "name", json_object_new_string(name));
+	json_object_object_add(n, "metadata", md);
+	json_object_object_add(c, "type", json_object_new_string("Ready"));
+	json_object_object_add(c, "status", json_object_new_string(status));
+	json_object_object_add(c, "reason", json_object_new_string("NodeStatusUnknown"));
+	json_object_object_add(c, "lastTransitionTime", json_object_new_string(since));
+	json_object_array_add(conds, c);
+	json_object_object_add(st, "conditions", conds);
+	json_object_object_add(n, "status", st);
+	return n;
+}
+
+static void test_timeline__journal_run_with_node_conditions(void)
+{
+	json_object *items = json_object_new_array(), *nodes = json_object_new_array();
+	json_object *e = json_object_new_object();
+	json_object_object_add(e, "time", json_object_new_string("2026-01-02T03:04:05Z"));
+	json_object_array_add(items, e);
+	/* One changed after the first request, one long before it. */
+	json_object_array_add(nodes, node_with("edge-1", "Unknown", "2026-01-02T03:04:09Z"));
+	json_object_array_add(nodes, node_with("edge-2", "True", "2024-01-01T00:00:00Z"));
+	json_object *run = nl_timeline_journal_run(items, nodes, "journal");
+	json_object *ev = json_object_object_get(run, "events");
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(ev), 3);
+	json_object *c1 = json_object_array_get_idx(ev, 1), *c2 = json_object_array_get_idx(ev, 2);
+	CU_ASSERT_STRING_EQUAL(
+	    json_object_to_json_string_ext(c1, JSON_C_TO_STRING_PLAIN),
+	    "{\"t\":4000000,\"kind\":\"condition\",\"node\":\"edge-1\",\"type\":\"Ready\","
+	    "\"status\":\"Unknown\",\"reason\":\"NodeStatusUnknown\","
+	    "\"since\":\"2026-01-02T03:04:09Z\"}");
+	CU_ASSERT_EQUAL(json_object_get_int64(json_object_object_get(c2, "t")), 0);
+	json_object_put(run);
+	json_object_put(items);
+	json_object_put(nodes);
+}
+
+/* A condition without the fields a page needs still has them, as text. */
+static void test_timeline__condition_of_junk(void)
+{
+	json_object *junk = json_object_new_int(7);
+	json_object *e = nl_timeline_condition(NULL, junk, 5);
+	CU_ASSERT_STRING_EQUAL(json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN),
+	                       "{\"t\":5,\"kind\":\"condition\",\"node\":\"\",\"type\":\"\","
+	                       "\"status\":\"\"}");
+	json_object_put(e);
+	json_object_put(junk);
+}
+
+/* The policy allows the page's own style and script by hash, and no other
+ * inline code; the script element holds exactly the hashed file. */
+static void test_timeline__policy_by_hash(void)
+{
+	char *page = page_for(doc_with("t", event(1, "edge-1", 200)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(page, "content=\"default-src 'none'; style-src 'sha256-"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(page, "; script-src 'sha256-"));
+	CU_ASSERT_PTR_NULL(strstr(page, "unsafe-inline"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(page, "</script>\n<script>/* The report page's script"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(page, "<style>/* The report page's style"));
+	free(page);
+}
+
+/* What a journal carries is text the network chose: each field of an
+ * entry, through the journal run, stays inside the data element. */
+static void test_timeline__journal_fields_stay_data(void)
+{
+	const char *fields[] = {"userAgent", "user",      "reason", "fault",
+	                        "path",      "namespace", "time"};
+	json_object *items = json_object_new_array(), *e = json_object_new_object();
+	for (size_t i = 0; i < sizeof(fields) / sizeof(*fields); i++)
+		json_object_object_add(e, fields[i], json_object_new_string(EVIL "</SCRIPT >"));
+	json_object_array_add(items, e);
+	json_object *doc = json_object_new_object(), *runs = json_object_new_array();
+	json_object_array_add(runs, nl_timeline_journal_run(items, NULL, EVIL));
+	json_object_object_add(doc, "runs", runs);
+	json_object_object_add(doc, "title", json_object_new_string(EVIL));
+	char *page = page_for(doc);
+	CU_ASSERT_EQUAL(count(page, "</script"), 2);
+	CU_ASSERT_EQUAL(count(page, "</SCRIPT"), 0);
+	CU_ASSERT_EQUAL(count(page, "<script"), 2);
+	CU_ASSERT_PTR_NULL(strstr(page, "<!--"));
+	free(page);
+	json_object_put(items);
+}
+
 static CU_TestInfo tests[] = {
+    {"journal_run_with_node_conditions", test_timeline__journal_run_with_node_conditions},
+    {"condition_of_junk", test_timeline__condition_of_junk},
+    {"policy_by_hash", test_timeline__policy_by_hash},
+    {"journal_fields_stay_data", test_timeline__journal_fields_stay_data},
     {"journal_text_stays_data", test_timeline__journal_text_stays_data},
     {"title_is_escaped", test_timeline__title_is_escaped},
     {"page_is_self_contained", test_timeline__page_is_self_contained},

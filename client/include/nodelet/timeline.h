@@ -10,7 +10,8 @@
  * with every '<', '>' and '&' as a \u escape, so no text from a journal
  * (an object name is untrusted) can end the element; the script draws it
  * with textContent only, then checks what it drew against the data and
- * says so in <body data-selfcheck="ok"> (or "error: why"). */
+ * says so in <body data-selfcheck="ok"> (or "error: why"). A
+ * Content-Security-Policy allows only that style and script, by hash. */
 #ifndef NODELET_TIMELINE_H
 #define NODELET_TIMELINE_H
 
@@ -22,15 +23,23 @@
  *    "runs": [{"name", "file", "outcome": "pass"|"fail"|"skip"|"journal",
  *              "message", "detail", "failedAt": usec,
  *              "events": [journal entries, each with "t" (usec since the
- *                         run began), or {"t", "kind": "condition", "node",
- *                         "type", "status", "reason"}]}]}
+ *                         run began), or nl_timeline_condition's],
+ *              "steps": [{"t", "step": "advance", "path": "steps[3]",
+ *                         "where": "FILE:LINE"}]}]}
  * Every member but runs is optional. 0, or NL_ENOMEM. doc is borrowed. */
 int nl_timeline_html(nl_buf *out, json_object *doc);
 
 /* A journal's items (GET /mockapi/v1/requests) as one run named name, each
- * entry given "t", its time since the first entry's. New reference, NULL
- * when out of memory; items is borrowed. */
-json_object *nl_timeline_journal_run(json_object *items, const char *name);
+ * entry given "t", its time since the first entry's, then the conditions
+ * of nodes (Node objects, or NULL), each at its lastTransitionTime (0 when
+ * that is before the first entry: a journal has no older history). New
+ * reference, NULL when out of memory; items and nodes are borrowed. */
+json_object *nl_timeline_journal_run(json_object *items, json_object *nodes, const char *name);
+
+/* One Node condition (cond: a NodeCondition, borrowed) as an event at t:
+ * {"t", "kind": "condition", "node", "type", "status", "reason", "since"
+ * (its lastTransitionTime)}. New reference, NULL when out of memory. */
+json_object *nl_timeline_condition(const char *node, json_object *cond, int64_t t);
 
 /* Append s with '<', '>', '&', '"' and '\'' as HTML character references. */
 int nl_timeline_html_escape(nl_buf *out, const char *s);
