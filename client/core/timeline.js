@@ -29,7 +29,7 @@
 
   /* Which row an event belongs to: the object it acted on. */
   function objectOf(e) {
-    if (e.kind === 'condition') return 'nodes ' + str(e.node);
+    if (e.kind === 'condition') return 'node ' + str(e.node) + ' ' + str(e.type);
     if (!e.resource) return str(e.path);
     var ns = e.namespace ? e.namespace + '/' : '';
     return e.resource + ' ' + ns + (e.name ? e.name : '(all)');
@@ -40,7 +40,9 @@
     return (ua || 'unknown client') + (e.user ? ' as ' + e.user : '');
   }
   function classOf(e) {
-    if (e.kind === 'condition') return 'mark cond ' + str(e.status).replace(/[^A-Za-z]/g, '');
+    /* Ready is healthy when True, the pressures when False. */
+    if (e.kind === 'condition')
+      return 'mark cond ' + (e.status === 'Unknown' ? 'unknown' : (e.type === 'Ready') === (e.status === 'True') ? 'good' : 'bad');
     var c = Number(e.code), cls = 'mark';
     if (c === 0) cls += ' drop';
     else if (c >= 500) cls += ' err';
@@ -90,19 +92,20 @@
     return { row: r, track: track };
   }
 
-  /* Groups (clients) of rows (objects), in order of first appearance. */
+  /* Groups (clients) of rows (objects), in order of first appearance:
+   * the Node conditions first, then the agents, then everyone else. */
+  function rank(g) { return g === CONDITIONS ? 0 : g.indexOf('nodelet/') === 0 ? 1 : 2; }
+  var CONDITIONS = 'Node conditions';
   function lanes(events) {
-    var groups = [], byName = {}, nodeGroup = {};
+    var groups = [], byName = {};
     events.forEach(function (e) {
-      var g = e.kind === 'condition' ? (nodeGroup[str(e.node)] || 'Node conditions') : clientOf(e);
-      if (!byName[g]) { byName[g] = { name: g, rows: [], byObj: {} }; groups.push(byName[g]); }
+      var g = e.kind === 'condition' ? CONDITIONS : clientOf(e);
+      if (!byName[g]) { byName[g] = { name: g, rows: [], byObj: {}, at: groups.length }; groups.push(byName[g]); }
       var grp = byName[g], o = objectOf(e);
       if (!grp.byObj[o]) { grp.byObj[o] = { name: o, events: [] }; grp.rows.push(grp.byObj[o]); }
       grp.byObj[o].events.push(e);
-      if (e.kind !== 'condition' && e.resource === 'nodes' && e.name && !nodeGroup[e.name])
-        nodeGroup[e.name] = g;
     });
-    return groups;
+    return groups.sort(function (a, b) { return rank(a.name) - rank(b.name) || a.at - b.at; });
   }
 
   function drawTimeline(run, events, steps) {
@@ -136,9 +139,12 @@
       box.appendChild(el('div', 'group', g.name));
       g.rows.forEach(function (o) {
         var r = row(o.name, span);
-        o.events.forEach(function (e) {
-          var m = el('span', classOf(e), e.kind === 'condition' ? str(e.type) + '=' + str(e.status) : null);
+        o.events.forEach(function (e, k) {
+          var m = el('span', classOf(e), e.kind === 'condition' ? str(e.status) : null);
           m.style.left = pct(e.t, span);
+          /* A condition holds until the next one of its row. */
+          if (e.kind === 'condition')
+            m.style.width = pct((k + 1 < o.events.length ? o.events[k + 1].t : end) - e.t, span);
           m.title = describe(e);
           r.track.appendChild(m);
         });
@@ -211,7 +217,7 @@
     var p = el('p', 'legend');
     [['mark', '2xx'], ['mark renew', 'lease renewal'], ['mark watch', 'watch'], ['mark warn', '4xx'],
      ['mark err', '5xx'], ['mark drop', 'no answer'], ['mark fault', 'injected fault'],
-     ['mark cond True', 'Node condition'], ['step', 'scenario step']].forEach(function (x) {
+     ['mark cond good', 'Node condition, healthy'], ['mark cond bad', 'not'], ['mark cond unknown', 'Unknown'], ['step', 'scenario step']].forEach(function (x) {
       var s = el('span');
       s.appendChild(el('span', x[0]));
       s.appendChild(document.createTextNode(x[1]));

@@ -37,6 +37,9 @@ static const char usage[] =
     "  --filter PATTERN      only scenarios whose name, file or a tag matches the\n"
     "                        shell pattern (repeatable)\n"
     "  --junit FILE          also write JUnit XML\n"
+    "  --html FILE           also write the report page: a timeline per scenario\n"
+    "                        of every request, fault, lease renewal and Node\n"
+    "                        condition, failures marked with their diff\n"
     "  --journal-dir DIR     write each scenario's requests to DIR/NAME.journal\n"
     "  --fixtures-dir DIR    where include: manifests are (default $NL_FIXTURES_DIR,\n"
     "                        else the source tree's fixtures/)\n"
@@ -55,6 +58,7 @@ typedef struct {
 	char **filters;
 	size_t nfilters;
 	const char *junit;
+	const char *html;
 	const char *fixtures_dir;
 	int check, list;
 	char **paths;
@@ -67,6 +71,7 @@ enum {
 	OPT_CONTEXT,
 	OPT_FILTER,
 	OPT_JUNIT,
+	OPT_HTML,
 	OPT_JOURNAL_DIR,
 	OPT_FIXTURES_DIR,
 	OPT_CHECK,
@@ -98,6 +103,7 @@ static int parse_args(options *o, int argc, char **argv)
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"filter", required_argument, NULL, OPT_FILTER},
 	    {"junit", required_argument, NULL, OPT_JUNIT},
+	    {"html", required_argument, NULL, OPT_HTML},
 	    {"journal-dir", required_argument, NULL, OPT_JOURNAL_DIR},
 	    {"fixtures-dir", required_argument, NULL, OPT_FIXTURES_DIR},
 	    {"check", no_argument, NULL, OPT_CHECK},
@@ -134,6 +140,10 @@ static int parse_args(options *o, int argc, char **argv)
 			break;
 		case OPT_JUNIT:
 			o->junit = optarg;
+			break;
+		case OPT_HTML:
+			o->html = optarg;
+			o->so.run.timeline = 1;
 			break;
 		case OPT_JOURNAL_DIR:
 			o->so.journal_dir = optarg;
@@ -183,16 +193,23 @@ static int parse_args(options *o, int argc, char **argv)
 
 /* Outputs are checked before anything runs, so a CI job that would lose
  * its report or journals fails at once instead of after the suite. */
+static int check_writable(const char *flag, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return bad_usage("%s %s: %s", flag, path, strerror(errno));
+	close(fd);
+	return 0;
+}
+
 static int check_outputs(const options *o)
 {
 	struct stat st;
 	const char *dir = o->so.journal_dir;
-	if (o->junit) {
-		int fd = open(o->junit, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return bad_usage("--junit %s: %s", o->junit, strerror(errno));
-		close(fd);
-	}
+	if (o->junit && check_writable("--junit", o->junit) != 0)
+		return -1;
+	if (o->html && check_writable("--html", o->html) != 0)
+		return -1;
 	if (dir && stat(dir, &st) != 0)
 		return bad_usage("--journal-dir %s: %s", dir, strerror(errno));
 	if (dir && !S_ISDIR(st.st_mode))
@@ -291,6 +308,10 @@ int nl_scn_main(int argc, char **argv)
 		     s.journal_errors > 0;
 		if (o.junit && nl_scn_report_junit(o.junit, &s, &err) != 0) {
 			fprintf(stderr, "nodelet-scenario: --junit %s\n", err.msg);
+			rc = 1;
+		}
+		if (o.html && nl_scn_report_html(o.html, &s, &err) != 0) {
+			fprintf(stderr, "nodelet-scenario: --html %s\n", err.msg);
 			rc = 1;
 		}
 	}

@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <nodelet/timeline.h>
 #include <string.h>
 
 void nl_scn_report_tap_plan(FILE *f, size_t n)
@@ -124,4 +125,78 @@ int nl_scn_report_junit(const char *path, const nl_scn_suite *s, nl_err *err)
 	if (fclose(f) != 0)
 		return nl_err_set(err, NL_EIO, "%s: %s", path, strerror(errno));
 	return 0;
+}
+
+/* --- the report page ---------------------------------------------------------------------- */
+
+static const char *outcome_name(nl_scn_outcome o)
+{
+	return o == NL_OUTCOME_PASS ? "pass" : o == NL_OUTCOME_SKIP ? "skip" : "fail";
+}
+
+static void add_text(json_object *o, const char *key, const char *v)
+{
+	if (v)
+		json_object_object_add(o, key, json_object_new_string(v));
+}
+
+/* {name, file, outcome, message, detail} and the timeline's members. */
+static json_object *html_run(const nl_scn_suite_item *it)
+{
+	json_object *run = json_object_new_object();
+	if (!run)
+		return NULL;
+	add_text(run, "name", it->name);
+	add_text(run, "file", it->file);
+	add_text(run, "outcome", outcome_name(it->result.outcome));
+	add_text(run, "message", it->result.message);
+	add_text(run, "detail", it->result.detail);
+	json_object_object_foreach(it->result.timeline, key, v)
+	{
+		json_object_object_add(run, key, json_object_get(v));
+	}
+	return run;
+}
+
+static json_object *html_doc(const nl_scn_suite *s)
+{
+	char title[128];
+	nl_scn_report_counts c = {0};
+	json_object *doc = json_object_new_object(), *runs = json_object_new_array();
+	if (!doc || !runs) {
+		json_object_put(doc);
+		json_object_put(runs);
+		return NULL;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		nl_scn_outcome o = s->items[i].result.outcome;
+		c.passed += o == NL_OUTCOME_PASS;
+		c.failed += o == NL_OUTCOME_FAIL;
+		c.skipped += o == NL_OUTCOME_SKIP;
+		json_object_array_add(runs, html_run(&s->items[i]));
+	}
+	snprintf(title, sizeof(title), "nodelet-scenario: %zu passed, %zu failed, %zu skipped",
+	         c.passed, c.failed, c.skipped);
+	json_object_object_add(doc, "title", json_object_new_string(title));
+	json_object_object_add(doc, "runs", runs);
+	return doc;
+}
+
+int nl_scn_report_html(const char *path, const nl_scn_suite *s, nl_err *err)
+{
+	nl_buf b;
+	json_object *doc = html_doc(s);
+	nl_buf_init(&b, 0);
+	if (!doc || nl_timeline_html(&b, doc) != 0) {
+		json_object_put(doc);
+		nl_buf_free(&b);
+		return nl_err_set(err, NL_ENOMEM, "%s: out of memory", path);
+	}
+	json_object_put(doc);
+	FILE *f = fopen(path, "w");
+	int bad = !f || fwrite(b.data, 1, b.len, f) != b.len;
+	if (f && fclose(f) != 0)
+		bad = 1;
+	nl_buf_free(&b);
+	return bad ? nl_err_set(err, NL_EIO, "%s: %s", path, strerror(errno)) : 0;
 }

@@ -1,9 +1,11 @@
 /* Reporting a suite: TAP on a stream (one line per scenario, a YAML block
  * under a failure with its message and detail, then the closing line
- * "N passed, N failed, N skipped"), and JUnit XML for CI systems. */
+ * "N passed, N failed, N skipped"), JUnit XML for CI systems, and the HTML
+ * report page for people. */
 #ifndef NL_SCENARIO_REPORT_H
 #define NL_SCENARIO_REPORT_H
 
+#include <nodelet/errors.h>
 #include <stdio.h>
 
 #include "suite.h"
@@ -20,5 +22,9 @@ void nl_scn_report_tap_item(FILE *f, const nl_scn_suite_item *it, size_t number,
 void nl_scn_report_summary(FILE *f, const nl_scn_report_counts *c);
 /* Write the suite as JUnit XML to path. NL_EIO with err set. */
 int nl_scn_report_junit(const char *path, const nl_scn_suite *s, nl_err *err);
+/* Write the suite as the report page (<nodelet/timeline.h>) to path: a run
+ * per scenario with its timeline when it ran with one. NL_EIO / NL_ENOMEM
+ * with err set. */
+int nl_scn_report_html(const char *path, const nl_scn_suite *s, nl_err *err);
 
 #endif

@@ -25,6 +25,7 @@ int nl_scn__run_fail(nl_scn__run *r, const nl_scn_step *st, const char *path, co
 	va_list ap;
 	if (r->failed)
 		return 1;
+	r->failed_at = r->clock ? nl_scn__run_now(r) : 0;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
@@ -104,6 +105,10 @@ static int pass_virtual(nl_scn__run *r, int64_t usec)
 	for (;;) {
 		drain_loops(r);
 		int64_t now = nl_clock_now(r->clock);
+		/* Reading the embedded store is cheap: at every timer, so a
+		 * condition's change is seen when it happens. */
+		if (r->o->target.kind == NL_TARGET_EMBEDDED)
+			nl_scn__run_tl_sample(r);
 		if (now >= end)
 			return 0;
 		int64_t next = end;
@@ -539,6 +544,7 @@ static int setup(nl_scn__run *r)
 	json_object_object_add(r->vars, "fixturesDir", json_object_new_string(r->sc->fixtures_dir));
 	if (load_cluster(r))
 		return 1;
+	nl_scn__run_tl_sample(r);
 	if (make_agents(r))
 		return 1;
 	/* Only what the agent sends from here on counts. */
@@ -640,6 +646,7 @@ static void teardown(nl_scn__run *r)
 	json_object_put(r->block);
 	json_object_put(r->history);
 	json_object_put(r->created);
+	nl_scn__run_tl_free(r);
 	nl_buf_free(&r->detail);
 }
 
@@ -675,7 +682,9 @@ int nl_scn_run(nl_scn_run_result *out, const nl_scn_scenario *sc, const nl_scn_r
 	r.history = json_object_new_array();
 	r.created = json_object_new_array();
 	nl_buf_init(&r.detail, 0);
-	if (setup(&r) == 0) {
+	if (o->timeline && nl_scn__run_tl_init(&r) != 0)
+		nl_scn__run_fail(&r, NULL, NULL, "out of memory");
+	else if (setup(&r) == 0) {
 		for (size_t i = 0; i < sc->nsteps && !r.failed; i++) {
 			if (o->on_step) {
 				char where[600], label[700];
@@ -683,7 +692,9 @@ int nl_scn_run(nl_scn_run_result *out, const nl_scn_scenario *sc, const nl_scn_r
 				snprintf(label, sizeof(label), "%s (%s)", sc->steps[i].path, where);
 				o->on_step(label, o->step_payload);
 			}
+			nl_scn__run_tl_step(&r, &sc->steps[i]);
 			run_step(&r, &sc->steps[i]);
+			nl_scn__run_tl_sample(&r);
 		}
 		if (!r.failed && r.error)
 			nl_scn__run_fail(
@@ -704,6 +715,7 @@ int nl_scn_run(nl_scn_run_result *out, const nl_scn_scenario *sc, const nl_scn_r
 	out->detail = dup_or_null(r.detail.data);
 	if (o->target.kind != NL_TARGET_CLUSTER)
 		out->journal = nl_scn__run_journal_text(&r);
+	out->timeline = nl_scn__run_tl_take(&r);
 	teardown(&r);
 	return 0;
 }
@@ -715,5 +727,6 @@ void nl_scn_run_result_clear(nl_scn_run_result *r)
 	free(r->message);
 	free(r->detail);
 	free(r->journal);
+	json_object_put(r->timeline);
 	memset(r, 0, sizeof(*r));
 }

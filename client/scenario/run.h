@@ -25,6 +25,11 @@ typedef struct {
 	 * scenario gives the same text — unless it runs a program, when the
 	 * first line is NL_SCN_JOURNAL_REAL_TIME. */
 	char *journal;
+	/* With nl_scn_run_options.timeline, the run for the report page
+	 * (<nodelet/timeline.h>): {"events": every journal entry and each Node
+	 * condition as it changed, "steps", "failedAt"}, times in usec since
+	 * the start. Owned; NULL otherwise. */
+	json_object *timeline;
 } nl_scn_run_result;
 
 #define NL_SCN_JOURNAL_REAL_TIME "# real time: a run: step's program ran, times vary between runs"
@@ -34,6 +39,9 @@ typedef struct {
 	/* Called before each step with "steps[3] (FILE:LINE)", or NULL. */
 	void (*on_step)(const char *where, void *payload);
 	void *step_payload;
+	/* Record the timeline (the report page's data). Reading the Nodes for
+	 * it goes where no fault or journal sees it, so the run is the same. */
+	int timeline;
 } nl_scn_run_options;
 
 /* Why sc cannot run on a target of kind k ("requires faults, journal (not

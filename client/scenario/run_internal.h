@@ -43,8 +43,14 @@ typedef struct {
 	json_object *history;    /* all of the agent's requests */
 	int64_t mark_t;          /* when the previous expect ran (since t0) */
 	json_object *created;    /* what the runner created, for cleanup */
-	/* The failure. */
+	/* The report page's data (run_timeline.c), NULL when not asked for:
+	 * every journal entry, Node conditions as they changed, steps. */
+	json_object *tl_events, *tl_steps;
+	json_object *tl_seen; /* "node\x1ftype" -> "status\x1freason" last seen */
+	int64_t tl_sampled;   /* scenario time of the last look at the Nodes */
+	/* The failure, and when (scenario time). */
 	int failed;
+	int64_t failed_at;
 	char message[4096];
 	nl_buf detail;
 } nl_scn__run;
@@ -90,5 +96,18 @@ int nl_scn__run_check_requests(nl_scn__run *r, const nl_scn_step *st, json_objec
 void nl_scn__run_journal_tail(nl_scn__run *r, nl_buf *out, size_t n);
 /* Every agent request, one per line (the determinism record). */
 char *nl_scn__run_journal_text(nl_scn__run *r);
+
+/* The timeline (run_timeline.c); each is a no-op unless it was asked for. */
+int nl_scn__run_tl_init(nl_scn__run *r);
+/* One journal entry (borrowed; "t" set) of any client. */
+void nl_scn__run_tl_request(nl_scn__run *r, json_object *e);
+/* Step st starts now. */
+void nl_scn__run_tl_step(nl_scn__run *r, const nl_scn_step *st);
+/* Look at the Nodes: each condition that changed since the last look. */
+void nl_scn__run_tl_sample(nl_scn__run *r);
+/* {"events", "steps", "failedAt"} (new reference; NULL when not asked for),
+ * the run's own given up. */
+json_object *nl_scn__run_tl_take(nl_scn__run *r);
+void nl_scn__run_tl_free(nl_scn__run *r);
 
 #endif

@@ -29,13 +29,15 @@ int nl_scn__run_journal(nl_scn__run *r, nl_err *err)
 	for (size_t i = 0; i < json_object_array_length(items); i++) {
 		json_object *e = json_object_array_get_idx(items, i);
 		int64_t at = 0;
+		if (json_object_object_get_ex(e, "time", &v))
+			nl_time_parse(&at, json_object_get_string(v));
+		json_object_object_add(e, "t", json_object_new_int64(at - r->journal_t0));
+		/* The page shows everyone's, the runner's too: when it looked. */
+		nl_scn__run_tl_request(r, e);
 		/* The runner's setup and checks are not what is measured. */
 		if (json_object_object_get_ex(e, "userAgent", &v) &&
 		    strncmp(json_object_get_string(v), RUNNER_UA, strlen(RUNNER_UA)) == 0)
 			continue;
-		if (json_object_object_get_ex(e, "time", &v))
-			nl_time_parse(&at, json_object_get_string(v));
-		json_object_object_add(e, "t", json_object_new_int64(at - r->journal_t0));
 		json_object_array_add(r->block, json_object_get(e));
 		json_object_array_add(r->history, json_object_get(e));
 	}

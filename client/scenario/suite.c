@@ -164,6 +164,8 @@ static void write_result(FILE *f, const nl_scn_run_result *r)
 	put_string(o, "message", r->message);
 	put_string(o, "detail", r->detail);
 	put_string(o, "journal", r->journal);
+	if (r->timeline)
+		json_object_object_add(o, "timeline", json_object_get(r->timeline));
 	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), f);
 	fflush(f);
 	json_object_put(o);
@@ -200,6 +202,8 @@ static int read_result(nl_scn_run_result *r, FILE *f)
 	r->message = get_string(o, "message");
 	r->detail = get_string(o, "detail");
 	r->journal = get_string(o, "journal");
+	if (json_object_object_get_ex(o, "timeline", &v))
+		r->timeline = json_object_get(v);
 	json_object_put(o);
 	return 0;
 }

@@ -2,6 +2,7 @@
  * API of a running one over HTTP, or a kubeconfig's cluster. */
 #include "target.h"
 
+#include <api/resources.h>
 #include <mockapi.h>
 #include <nodelet/client.h>
 #include <nodelet/fs.h>
@@ -9,6 +10,7 @@
 #include <nodelet/nodelet_config.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <storage/store.h>
 #include <string.h>
 
 #include "config.h"
@@ -288,6 +290,57 @@ int nl_scn_target_kubeconfig(const char **use, nl_scn_target *t, const char *pat
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return nl_err_set(err, NL_EINVAL, "the server URL is too long");
 	return nl_fs_replace_file(NULL, path, text, (size_t)n, 0600, err);
+}
+
+static int add_node(const char *json, size_t len, void *payload)
+{
+	json_object *n = json_tokener_parse(json);
+	(void)len;
+	if (n)
+		json_object_array_add(payload, n);
+	return 0;
+}
+
+/* The Nodes of GET /mockapi/v1/objects. */
+static int server_nodes(json_object *out, nl_scn_target *t, nl_err *err)
+{
+	json_object *dump = NULL, *items;
+	int rc = control_call(&dump, t, "GET", "/mockapi/v1/objects", NULL, err);
+	if (rc == 0 && json_object_object_get_ex(dump, "items", &items))
+		for (size_t i = 0; i < json_object_array_length(items); i++) {
+			json_object *o = json_object_array_get_idx(items, i);
+			const char *kind =
+			    json_object_get_string(json_object_object_get(o, "kind"));
+			if (kind && strcmp(kind, "Node") == 0)
+				json_object_array_add(out, json_object_get(o));
+		}
+	json_object_put(dump);
+	return rc;
+}
+
+int nl_scn_target_nodes(json_object **out, nl_scn_target *t, nl_err *err)
+{
+	json_object *nodes = json_object_new_array();
+	uint64_t rv;
+	int rc;
+	if (!nodes)
+		return nl_err_set(err, NL_ENOMEM, "out of memory");
+	if (t->kind == NL_TARGET_EMBEDDED)
+		rc = mock_store_visit(mock_server_store(t->server),
+		                      mock_resource_get(MOCK_KIND_NODE), NULL, add_node, nodes, &rv,
+		                      NULL)
+		         ? nl_err_set(err, NL_ERROR, "cannot read the Nodes")
+		         : 0;
+	else if (t->kind == NL_TARGET_SERVER)
+		rc = server_nodes(nodes, t, err);
+	else
+		rc = nl_err_set(err, NL_EINVAL, "no store to read on a cluster");
+	if (rc != 0) {
+		json_object_put(nodes);
+		return rc;
+	}
+	*out = nodes;
+	return 0;
 }
 
 int nl_scn_target_restart_server(nl_scn_target *t, nl_err *err)

@@ -61,6 +61,11 @@ int nl_scn_target_journal(json_object **out, nl_scn_target *t, nl_err *err);
  * URL. --kubeconfig has its file already: *use is set to it (borrowed) and
  * nothing is written; otherwise *use is path. */
 int nl_scn_target_kubeconfig(const char **use, nl_scn_target *t, const char *path, nl_err *err);
+/* Every Node as the server stores it (new array; caller puts it), read
+ * where no fault or journal sees it: the embedded server's store, or a
+ * running one's control API. NL_EINVAL on a cluster (the caller lists
+ * them as any client would). */
+int nl_scn_target_nodes(json_object **out, nl_scn_target *t, nl_err *err);
 /* Restart the embedded server on the same port, objects kept. */
 int nl_scn_target_restart_server(nl_scn_target *t, nl_err *err);
 /* Run the embedded server's controller work due now (a no-op elsewhere):

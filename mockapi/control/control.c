@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "core/query.h"
 #include "fixtures.h"
+#include "journal_page.h"
 
 #define PREFIX_V1 MOCK_CONTROL_PREFIX "v1/"
 
@@ -357,6 +358,7 @@ static void handle_requests(mock_control *c, const mock_request *req, mock_respo
 {
 	if (strcmp(req->method, "GET") == 0) {
 		const char *since = mock_request_query(req, "since");
+		const char *format = mock_request_query(req, "format");
 		uint64_t seq = 0;
 		if (since && *since && nl_rv_parse(&seq, since) != 0) {
 			mock_response_status(resp,
@@ -364,7 +366,13 @@ static void handle_requests(mock_control *c, const mock_request *req, mock_respo
 			                                           "number"));
 			return;
 		}
-		answer_json(resp, 200, mock_journal_to_json(c->journal, seq));
+		if (format && strcmp(format, "html") == 0)
+			mock_journal_page(resp, c->journal, c->api->store, seq);
+		else if (format && *format && strcmp(format, "json") != 0)
+			mock_response_status(resp,
+			                     nl_status_bad_request("format: must be json or html"));
+		else
+			answer_json(resp, 200, mock_journal_to_json(c->journal, seq));
 	} else if (strcmp(req->method, "DELETE") == 0) {
 		size_t n = mock_journal_clear(c->journal);
 		json_object *o = json_object_new_object();

@@ -42,6 +42,8 @@ done
 sc="$FIXTURES/scenarios/lease"
 expect_usage 2 "nodelet-scenario: --junit $work/no/dir/j.xml: No such file or directory" \
 	"$RUNNER" --junit "$work/no/dir/j.xml" "$sc"
+expect_usage 2 "nodelet-scenario: --html $work/no/dir/r.html: No such file or directory" \
+	"$RUNNER" --html "$work/no/dir/r.html" "$sc"
 expect_usage 2 "nodelet-scenario: --journal-dir $work/missing: No such file or directory" \
 	"$RUNNER" --journal-dir "$work/missing" "$sc"
 : >"$work/plain"
