@@ -106,11 +106,17 @@ case "$v" in "error: "*) ;; *) fail "tampered data: the self-check says \"$v\"" 
 start_mockapi --fixtures "$FIXTURES/manifests/sample.yaml"
 curl -sf -A 'nodelet/test' "$url/api/v1/nodes/edge-1" >/dev/null || fail "GET a node"
 curl -s -A 'nodelet/test' "$url/api/v1/nodes/no-such-node" >/dev/null
+curl -sf -A 'nodelet/test' -X PATCH -H 'Content-Type: application/merge-patch+json' \
+	-d '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady",
+	"lastHeartbeatTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' \
+	"$url/api/v1/nodes/edge-1/status" >/dev/null || fail "PATCH the node's status"
 curl -sf -D "$work/headers" -o "$work/journal.html" "$url/mockapi/v1/requests?format=html" ||
 	fail "GET /mockapi/v1/requests?format=html"
 grep -qi '^content-type: text/html; charset=utf-8' "$work/headers" || fail "journal: not text/html"
 static "$work/journal.html"
 grep -q '"name":"no-such-node"' "$work/journal.html" || fail "journal: the requests are missing"
+grep -q '"kind":"condition","node":"edge-1","type":"Ready"' "$work/journal.html" ||
+	fail "journal: no Node condition"
 v=$(browse "$work/journal.html")
 [ "$v" = ok ] || fail "journal: the page's self-check says \"$v\""
 code=$(curl -s -o "$work/body" -w '%{http_code}' "$url/mockapi/v1/requests?format=xml")
