@@ -3,6 +3,7 @@
 # Kept in one place so the README's commands and CI install the same thing.
 # libsystemd-dev: sd-bus for graceful node shutdown; dbus-daemon: its test.
 # python3-prometheus-client: its parser reads /metrics in metrics_scrape.sh.
+# chromium: renders the report page headless (tests/integration/scenario_html.sh).
 # golang-go, python3-pytest, python3-kubernetes and nodejs: make check's
 # tests of the mock's test helpers (mockapi/helpers, docs/testing.md), and
 # python3-kubernetes the leader election program the scenario suite runs
@@ -23,5 +24,5 @@ apt-get install -y -q --no-install-recommends \
 	libmicrohttpd-dev libcurl4-openssl-dev libjson-c-dev libyaml-dev libcunit1-dev libgnutls28-dev zlib1g-dev libssl-dev \
 	libsystemd-dev dbus-daemon \
 	valgrind cppcheck clang-format protobuf-compiler \
-	golang-go python3-pytest python3-kubernetes python3-prometheus-client nodejs
+	golang-go python3-pytest python3-kubernetes python3-prometheus-client nodejs chromium
 sh "$(dirname "$0")/install-client-deps.sh"
