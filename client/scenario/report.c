@@ -151,6 +151,9 @@ static json_object *html_run(const nl_scn_suite_item *it)
 	add_text(run, "outcome", outcome_name(it->result.outcome));
 	add_text(run, "message", it->result.message);
 	add_text(run, "detail", it->result.detail);
+	/* A scenario that did not run (skipped, did not parse) has none. */
+	if (!json_object_is_type(it->result.timeline, json_type_object))
+		return run;
 	json_object_object_foreach(it->result.timeline, key, v)
 	{
 		json_object_object_add(run, key, json_object_get(v));

@@ -65,12 +65,26 @@ steps:
 YAML
 passes="$FIXTURES/scenarios/mock/node-lifecycle.yaml"
 
+# And one that does not parse: a failed run with its message, nothing drawn.
+printf 'name: broken\nsteps:\n  - sync: leese\n' >"$work/broken.yaml"
 "$RUNNER" --fixtures-dir "$FIXTURES" --html "$work/fail.html" "$work/fails.yaml" "$passes" \
-	>"$work/out" 2>&1
+	"$work/broken.yaml" >"$work/out" 2>&1
 rc=$?
 [ "$rc" -eq 1 ] || fail "a failing scenario with --html: exit $rc, want 1"
 "$RUNNER" --fixtures-dir "$FIXTURES" --html "$work/pass.html" "$passes" >"$work/out" 2>&1 ||
 	fail "a passing scenario with --html failed"
+
+# Looking at the Nodes for the page sends nothing: the agent's requests
+# are the same with --html as without.
+# (A name without '/': the journal's file is named after it.)
+mkdir "$work/with" "$work/without"
+sed 's/^name: .*/name: html-fails/' "$work/fails.yaml" >"$work/fails-plain.yaml"
+"$RUNNER" --fixtures-dir "$FIXTURES" --journal-dir "$work/with" --html "$work/again.html" \
+	"$work/fails-plain.yaml" "$passes" >/dev/null 2>&1
+"$RUNNER" --fixtures-dir "$FIXTURES" --journal-dir "$work/without" "$work/fails-plain.yaml" \
+	"$passes" >/dev/null 2>&1
+[ "$(ls "$work/with" | wc -l)" -eq 2 ] || fail "no journals written"
+diff -r "$work/with" "$work/without" || fail "--html changed the requests the agent sent"
 
 for p in "$work/fail.html" "$work/pass.html"; do
 	static "$p"
@@ -83,6 +97,8 @@ grep -q '"fault":"lease-500"' "$work/fail.html" || fail "fail.html: the injected
 grep -q '"failedAt":30000000' "$work/fail.html" || fail "fail.html: the failure is not at 30s"
 grep -q '"outcome":"fail"' "$work/fail.html" || fail "fail.html: no failed run"
 grep -q '"outcome":"pass"' "$work/fail.html" || fail "fail.html: no passed run"
+[ "$(grep -o '"outcome":"fail"' "$work/fail.html" | wc -l)" -eq 2 ] ||
+	fail "fail.html: the scenario that does not parse is missing"
 grep -q '\\u003c/script\\u003e\\u003cscript\\u003ealert(1)' "$work/fail.html" ||
 	fail "fail.html: the scenario's name is not in the data, escaped"
 grep -q '"status":"Unknown"' "$work/pass.html" || fail "pass.html: the lapse is not shown"
@@ -121,4 +137,19 @@ v=$(browse "$work/journal.html")
 [ "$v" = ok ] || fail "journal: the page's self-check says \"$v\""
 code=$(curl -s -o "$work/body" -w '%{http_code}' "$url/mockapi/v1/requests?format=xml")
 [ "$code" = 400 ] || fail "format=xml: $code, want 400"
+grep -q '"message":"format: must be json or html"' "$work/body" || fail "format=xml: no Status"
+
+# Against that running server (--server): the Nodes through its control API.
+# A scenario it cannot run is on the page as skipped, without a timeline.
+"$RUNNER" --fixtures-dir "$FIXTURES" --server "$url" --html "$work/server.html" \
+	"$work/fails-plain.yaml" "$passes" >"$work/out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "--server with --html: exit $rc, want 1"
+static "$work/server.html"
+grep -q '"fault":"lease-500"' "$work/server.html" || fail "server.html: no faults"
+grep -q '"outcome":"skip"' "$work/server.html" || fail "server.html: the skipped scenario is missing"
+grep -q '"kind":"condition","node":"edge-1","type":"Ready","status":"True"' "$work/server.html" ||
+	fail "server.html: no Node condition"
+v=$(browse "$work/server.html")
+[ "$v" = ok ] || fail "server.html: the page's self-check says \"$v\""
 echo "PASS: scenario and journal pages render and check themselves"
