@@ -147,12 +147,13 @@ int nl_scn__prefs(nl_scn__pctx *c, const char *path, json_object *v)
 	return rc;
 }
 
-/* Set by the runner: the clock's time, the agent's node name, and the
- * fixtures directory (where a scenario's own programs are). */
+/* Set by the runner: the clock's time, the agent's node name, the
+ * fixtures directory (where a scenario's own programs are) and the first
+ * agent's dynamic config directory. */
 static int reserved(const char *name)
 {
 	return strcmp(name, "now") == 0 || strcmp(name, "nodeName") == 0 ||
-	       strcmp(name, "fixturesDir") == 0;
+	       strcmp(name, "fixturesDir") == 0 || strcmp(name, "configDir") == 0;
 }
 
 int nl_scn__pdefine(nl_scn__pctx *c, const char *path, json_object *name)
@@ -663,6 +664,10 @@ static int parse_doc(nl_scn__pctx *c, json_object *doc)
 		return rc;
 	if (json_object_object_get_ex(doc, "cluster", &v) && (rc = parse_cluster(c, v)) != 0)
 		return rc;
+	/* Steps only: the directory is made with the agents, after the
+	 * cluster is loaded. */
+	if (c->sc->dynamic_config)
+		json_object_object_add(c->defined, "configDir", json_object_new_boolean(1));
 	json_object_object_get_ex(doc, "steps", &v);
 	return parse_steps(c, v);
 }

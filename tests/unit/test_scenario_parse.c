@@ -341,6 +341,23 @@ static void test_scenario_parse__programs(void)
 	                "t.yaml:1:8: vars.fixturesDir: \"fixturesDir\" is a builtin variable; "
 	                "choose another name");
 
+	/* ${configDir}, the agent's dynamic config directory: in steps of a
+	 * scenario whose agent has one, and nowhere else. */
+	text = "agent: {nodeName: edge-1, dynamicConfig: true}\n"
+	       "steps:\n  - run: {command: [/bin/rm, \"${configDir}/x\"]}\n";
+	rc = nl_scn_parse(&sc, text, strlen(text), "t.yaml", NULL, &err);
+	if (rc != 0)
+		fprintf(stderr, "\n  %s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	nl_scn_free(sc);
+	assert_rejected(
+	    "agent: {nodeName: edge-1}\nsteps:\n  - run: {command: [\"${configDir}\"]}\n",
+	    "t.yaml:3:5: steps[0].run: variable \"configDir\" is not defined here "
+	    "(define it in vars: or capture it with as: in an earlier step)");
+	assert_rejected("vars: {configDir: /x}\nsteps: [{run: 1s}]\n",
+	                "t.yaml:1:8: vars.configDir: \"configDir\" is a builtin variable; "
+	                "choose another name");
+
 	assert_rejected("steps:\n  - run: {command: []}\n",
 	                "t.yaml:2:11: steps[0].run.command: expected the program and its "
 	                "arguments, a non-empty list of strings");
