@@ -201,6 +201,21 @@ mock_server *nl_test_server_start(const char **fixtures, size_t n)
 	return s;
 }
 
+static int64_t read_clock(void *payload)
+{
+	return *(const int64_t *)payload;
+}
+
+int nl_test_suite_server_on_clock(mock_server **srv, const char **base, int64_t *now_usec)
+{
+	mock_options o;
+	mock_options_init(&o);
+	o.clock = read_clock;
+	o.clock_payload = now_usec;
+	o.controller_tick_ms = 0;
+	return nl_test_suite_server(srv, base, &o);
+}
+
 mock_server *nl_test_server_adjusted(void (*adjust)(mock_options *))
 {
 	mock_options o;

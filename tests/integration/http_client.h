@@ -54,6 +54,10 @@ json_object *nl_http_expect(long want, const char *base, const char *method, con
  * gets its URL, owned by *srv. 0, or 1 (the reason printed) as a CUnit
  * setup returns. Free with mock_server_free. */
 int nl_test_suite_server(mock_server **srv, const char **base, const mock_options *opts);
+/* The same on a clock the test moves: the server reads *now_usec (which
+ * must outlive it), and its controllers run only when the test ticks them
+ * (controller_tick_ms 0). */
+int nl_test_suite_server_on_clock(mock_server **srv, const char **base, int64_t *now_usec);
 
 /* Start an in-process server on 127.0.0.1, port 0, with optional fixtures.
  * Fails the test (CU_FAIL_FATAL) when it cannot. */

@@ -19,19 +19,9 @@ static mock_server *srv;
 static const char *base;
 static int64_t now_usec = 1767225600000000; /* 2026-01-01T00:00:00Z */
 
-static int64_t test_clock(void *payload)
-{
-	(void)payload;
-	return now_usec;
-}
-
 static int setup(void)
 {
-	mock_options o;
-	mock_options_init(&o);
-	o.clock = test_clock;
-	o.controller_tick_ms = 0;
-	return nl_test_suite_server(&srv, &base, &o);
+	return nl_test_suite_server_on_clock(&srv, &base, &now_usec);
 }
 
 static int teardown(void)
