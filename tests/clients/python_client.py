@@ -5,7 +5,8 @@ Usage: python_client.py KUBECONFIG
 
 CRUD of a ConfigMap and a Lease, a stale replace that must raise the client's
 409 ApiException (reason Conflict), a watch that must see ADDED, MODIFIED
-and DELETED in order while this thread writes, and patch_namespace. The server is started by
+and DELETED in order while this thread writes, patch_namespace, and a Pod
+with its defaults, a field selector and an eviction. The server is started by
 tests/integration/python_client.sh; this script starts nothing.
 """
 
@@ -174,6 +175,44 @@ def namespace_patch(core):
     print("ok: patch_namespace, delete_namespace Terminating, 403 in it")
 
 
+def pods(core):
+    """A Pod through the client's typed models: create (defaults filled in),
+    the field selector kubectl describe node uses, read_namespaced_pod,
+    an Eviction (policy/v1) that deletes it, and the 404 after."""
+    name = "py-pod"
+    pod = client.V1Pod(metadata=client.V1ObjectMeta(name=name),
+                       spec=client.V1PodSpec(node_name="py-node",
+                                             containers=[client.V1Container(name="c", image="busybox:1.36")]))
+    created = core.create_namespaced_pod(NS, pod)
+    check(created.status.phase == "Pending", "phase %r" % created.status.phase)
+    check(created.spec.restart_policy == "Always", "restartPolicy %r" % created.spec.restart_policy)
+    check(created.status.qos_class == "BestEffort", "qosClass %r" % created.status.qos_class)
+    keys = sorted(t.key for t in created.spec.tolerations or [])
+    check(keys == ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"],
+          "DefaultTolerationSeconds tolerations %r" % keys)
+    sel = "spec.nodeName=py-node,status.phase!=Succeeded,status.phase!=Failed"
+    listed = core.list_pod_for_all_namespaces(field_selector=sel)
+    check([p.metadata.name for p in listed.items] == [name], "field selector gave %r" %
+          [p.metadata.name for p in listed.items])
+    none = core.list_pod_for_all_namespaces(field_selector="spec.nodeName=other")
+    check(none.items == [], "spec.nodeName=other matched %r" % [p.metadata.name for p in none.items])
+    check(core.read_namespaced_pod(name, NS).spec.containers[0].image == "busybox:1.36", "read_namespaced_pod")
+    ev = client.V1Eviction(metadata=client.V1ObjectMeta(name=name, namespace=NS))
+    core.create_namespaced_pod_eviction(name, NS, ev)
+    # The pod's node does not exist: the stand-in for the kubelet finishes
+    # the graceful deletion at its next pass.
+    for _ in range(100):
+        try:
+            core.read_namespaced_pod(name, NS)
+        except ApiException as e:
+            check(e.status == 404, "read after eviction: %d" % e.status)
+            break
+        time.sleep(0.1)
+    else:
+        fail("the evicted pod is still there after 10 s")
+    print("ok: pod create with defaults, field selector, eviction")
+
+
 def main():
     if len(sys.argv) != 2:
         fail("usage: python_client.py KUBECONFIG")
@@ -186,6 +225,7 @@ def main():
     lease_crud(coord)
     watch_in_order(core)
     namespace_patch(core)
+    pods(core)
     print("PASS: python kubernetes client in %.1fs" % (time.monotonic() - t0))
 
 

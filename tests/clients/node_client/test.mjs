@@ -155,6 +155,33 @@ async function watchInOrder(kc, core) {
 	console.log('ok: watch saw ADDED, MODIFIED, DELETED in order');
 }
 
+// A Pod as client-node types it: created with upstream's defaults, found
+// by kubectl describe node's field selector, evicted (policy/v1), gone.
+async function pods(core) {
+	const name = 'node-pod';
+	const body = { metadata: { name }, spec: { nodeName: 'node-node', containers: [{ name: 'c', image: 'busybox:1.36' }] } };
+	const created = await core.createNamespacedPod({ namespace: NS, body });
+	check(created.status.phase === 'Pending', `phase ${created.status.phase}`);
+	check(created.spec.restartPolicy === 'Always', `restartPolicy ${created.spec.restartPolicy}`);
+	const keys = (created.spec.tolerations ?? []).map((t) => t.key).sort();
+	check(JSON.stringify(keys) === '["node.kubernetes.io/not-ready","node.kubernetes.io/unreachable"]', `tolerations ${keys}`);
+	const fieldSelector = 'spec.nodeName=node-node,status.phase!=Succeeded,status.phase!=Failed';
+	const listed = await core.listPodForAllNamespaces({ fieldSelector });
+	check(listed.items.map((p) => p.metadata.name).join() === name, `field selector gave ${listed.items.map((p) => p.metadata.name)}`);
+	await core.createNamespacedPodEviction({ name, namespace: NS, body: { metadata: { name, namespace: NS } } });
+	for (let i = 0; i < 100; i++) {
+		try {
+			await core.readNamespacedPod({ name, namespace: NS });
+		} catch (err) {
+			check(err.code === 404, `read after eviction: ${err.code}: ${err.body}`);
+			console.log('ok: pod create with defaults, field selector, eviction');
+			return;
+		}
+		await new Promise((r) => setTimeout(r, 100));
+	}
+	fail('the evicted pod is still there after 10 s');
+}
+
 async function main() {
 	if (process.argv.length !== 3) fail('usage: node test.mjs KUBECONFIG');
 	const kc = new k8s.KubeConfig();
@@ -165,6 +192,7 @@ async function main() {
 	await configMapCrud(core);
 	await leaseCrud(coord);
 	await watchInOrder(kc, core);
+	await pods(core);
 	console.log(`PASS: @kubernetes/client-node in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
 }
 
