@@ -114,6 +114,8 @@ static int make_client(nl_agent *a, const nl_agent_options *o, nl_err *err)
 	co.clock = a->clock;
 	co.content_type = a->config->content_type;
 	co.user_agent = o->user_agent;
+	co.on_attempt = o->on_attempt;
+	co.attempt_payload = o->attempt_payload;
 	int rc = nl_client_new(&a->client, o->rest_config, &co, err);
 	if (rc == 0)
 		a->own_client = 1;

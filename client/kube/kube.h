@@ -182,6 +182,8 @@ typedef struct {
 	int abort;       /* 0, NL_ETOOBIG, or NL__STOPPED */
 	int counted;     /* this attempt is in rest_client_requests_total already */
 	int64_t started; /* client clock (mono) at init: the request's latency */
+	/* This attempt's start: the client's clock (now, mono), for on_attempt. */
+	int64_t attempt_at, attempt_mono;
 	int attempts;
 	char errbuf[CURL_ERROR_SIZE];
 } nl__xfer;

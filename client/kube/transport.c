@@ -205,6 +205,25 @@ static int stream_start(nl__xfer *x)
 	return x->on_stream_start(x->content_type_in, x->data_payload);
 }
 
+/* The attempt is counted (answered code, 0 without an answer): the
+ * metrics, and whoever asked to be told. Once per attempt. */
+static void count_attempt(nl__xfer *x, long code)
+{
+	nl_client *c = x->client;
+	nl__request_metrics_result(&c->metrics, x->method, code);
+	x->counted = 1;
+	if (!c->opts.on_attempt)
+		return;
+	nl_request_attempt a = {x->method,
+	                        x->url + strlen(c->base),
+	                        code,
+	                        x->attempt_at,
+	                        nl_clock_mono(c->clock) - x->attempt_mono,
+	                        x->body_len,
+	                        c->user_agent};
+	c->opts.on_attempt(&a, c->opts.attempt_payload);
+}
+
 static size_t on_write(char *p, size_t size, size_t n, void *userdata)
 {
 	nl__xfer *x = userdata;
@@ -214,10 +233,8 @@ static size_t on_write(char *p, size_t size, size_t n, void *userdata)
 	if (x->on_data && is_2xx(x->http)) {
 		/* A stream is counted when its answer starts, as client-go counts
 		 * a watch once the response head is in, not when it ends. */
-		if (!x->counted) {
-			nl__request_metrics_result(&x->client->metrics, x->method, x->http);
-			x->counted = 1;
-		}
+		if (!x->counted)
+			count_attempt(x, x->http);
 		if (x->loop) {
 			/* Async: the loop hands it over outside libcurl. */
 			if (nl_buf_add(&x->sbuf, p, len) != 0) {
@@ -487,6 +504,8 @@ int nl__xfer_begin(nl__xfer *x, nl_result *res)
 	x->stream_started = 0;
 	x->abort = 0;
 	x->counted = 0;
+	x->attempt_at = nl_clock_now(x->client->clock);
+	x->attempt_mono = nl_clock_mono(x->client->clock);
 	x->errbuf[0] = '\0';
 	rc = x->client->cfg->exec ? exec_credentials(x, res) : bearer(x, res);
 	if (rc != 0)
@@ -620,8 +639,7 @@ static void record(nl__xfer *x, int verdict)
 		long code = x->http;
 		if (!code)
 			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
-		nl__request_metrics_result(&c->metrics, x->method, code);
-		x->counted = 1;
+		count_attempt(x, code);
 	}
 	if (verdict != NL__RETRY && !x->on_data)
 		nl__request_metrics_latency(&c->metrics, x->method,

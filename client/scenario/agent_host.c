@@ -160,6 +160,8 @@ static int build(nl_scn_agent *a, nl_err *err)
 	ao.node_name = agent_str(a, "nodeName");
 	ao.rest_config = a->o->cfg;
 	ao.user_agent = a->o->user_agent;
+	ao.on_attempt = a->o->on_attempt;
+	ao.attempt_payload = a->o->attempt_payload;
 	ao.clock = a->o->clock;
 	ao.config = a->local;
 	ao.lease_name = agent_str(a, "leaseName");

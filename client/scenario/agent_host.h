@@ -23,8 +23,12 @@ typedef struct {
 	const nl_scn_scenario *sc;
 	const nl_scn_agent_spec *spec; /* which agent of sc (borrowed) */
 	const char *user_agent;        /* its requests' User-Agent; NULL = the default */
-	const nl_rest_config *cfg;     /* the API server (borrowed) */
-	nl_clock *clock;               /* the scenario's clock (borrowed) */
+	/* Told each attempt of the agent's client (the client-side journal);
+	 * NULL = nothing. */
+	nl_attempt_cb on_attempt;
+	void *attempt_payload;
+	const nl_rest_config *cfg; /* the API server (borrowed) */
+	nl_clock *clock;           /* the scenario's clock (borrowed) */
 	/* An existing, absolute directory, or NULL without dynamicConfig. */
 	const char *dynamic_config_dir;
 } nl_scn_agent_options;

@@ -129,6 +129,10 @@ typedef struct {
 static int check_ref(const char *name, void *payload)
 {
 	refs_ctx *r = payload;
+	/* An expectation of the clock's exact time holds on virtual time only:
+	 * on real time the write happened a moment before the check. */
+	if (strcmp(name, "now") == 0 && strstr(r->path, ".expect"))
+	r->c->sc->requires |= NL_REQ_VIRTUAL_TIME;
 	if (json_object_object_get_ex(r->c->defined, name, NULL))
 		return 0;
 	return nl_scn__pfail(r->c, r->path,
@@ -633,6 +637,10 @@ static int parse_steps(nl_scn__pctx *c, json_object *v)
 			return rc;
 		c->sc->nsteps++;
 	}
+	/* A program's requests reach only the server's journal; the agents'
+	 * are in the runner's own (client_journal.h) on any target. */
+	if (c->sc->expects_requests && c->sc->programs)
+	c->sc->requires |= NL_REQ_JOURNAL;
 	return 0;
 }
 

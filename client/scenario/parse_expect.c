@@ -171,7 +171,7 @@ static int parse_requests(nl_scn__pctx *c, const char *path, json_object *v)
 	char p[NL__PATH_MAX];
 	json_object *x;
 	int rc;
-	c->sc->requires |= NL_REQ_JOURNAL;
+	c->sc->expects_requests = 1;
 	if (json_object_is_type(v, json_type_array))
 		return parse_patterns(c, path, v);
 	if ((rc = nl_scn__pwant(

@@ -468,6 +468,8 @@ static int make_clock(nl_scn__run *r)
 		return rc;
 	r->t0 = nl_clock_now(r->clock);
 	r->journal_t0 = r->o->target.kind == NL_TARGET_SERVER ? nl_time_now() : r->t0;
+	if (r->o->target.kind == NL_TARGET_CLUSTER)
+		return nl_scn_cjournal_new(&r->cjournal);
 	return 0;
 }
 
@@ -505,6 +507,8 @@ static int make_agent(nl_scn__run *r, size_t i, nl_err *err)
 	ra->opts.spec = ra->spec;
 	ra->opts.user_agent = ra->user_agent[0] ? ra->user_agent : NULL;
 	ra->opts.cfg = nl_scn_target_rest_config(r->target);
+	ra->opts.on_attempt = r->cjournal ? nl_scn_cjournal_record : NULL;
+	ra->opts.attempt_payload = r->cjournal;
 	ra->opts.clock = r->clock;
 	ra->opts.dynamic_config_dir = ra->dyn_dir[0] ? ra->dyn_dir : NULL;
 	return nl_scn_agent_new(&ra->agent, &ra->opts, err);
@@ -556,7 +560,7 @@ static int setup(nl_scn__run *r)
 		json_object_object_add(r->vars, "configDir",
 		                       json_object_new_string(r->agents[0].dyn_dir));
 	/* Only what the agent sends from here on counts. */
-	if (r->o->target.kind != NL_TARGET_CLUSTER && nl_scn__run_journal(r, &err) != 0)
+	if (nl_scn__run_journal(r, &err) != 0)
 		return nl_scn__run_fail(r, NULL, NULL, "%s", err.msg);
 	json_object_put(r->block);
 	r->block = json_object_new_array();
@@ -639,6 +643,7 @@ static void teardown(nl_scn__run *r)
 	cleanup_objects(r);
 	nl_client_free(r->client);
 	nl_scn_target_free(r->target);
+	nl_scn_cjournal_free(r->cjournal);
 	nl_clock_free(r->clock);
 	for (size_t i = 0; r->agents && i < r->sc->nagents; i++)
 		if (r->agents[i].dyn_dir[0])
@@ -710,7 +715,7 @@ int nl_scn_run(nl_scn_run_result *out, const nl_scn_scenario *sc, const nl_scn_r
 			    nl_scn_step_name(r.error_step->kind),
 			    json_object_get_string(json_object_object_get(r.error, "message")));
 	}
-	if (r.target && o->target.kind != NL_TARGET_CLUSTER) {
+	if (r.target) {
 		nl_err err = {0};
 		if (nl_scn__run_journal(&r, &err) == 0 && r.failed &&
 		    json_object_array_length(r.history) > 0) {
@@ -721,8 +726,7 @@ int nl_scn_run(nl_scn_run_result *out, const nl_scn_scenario *sc, const nl_scn_r
 	out->outcome = r.failed ? NL_OUTCOME_FAIL : NL_OUTCOME_PASS;
 	out->message = r.failed ? strdup(r.message) : NULL;
 	out->detail = dup_or_null(r.detail.data);
-	if (o->target.kind != NL_TARGET_CLUSTER)
-		out->journal = nl_scn__run_journal_text(&r);
+	out->journal = nl_scn__run_journal_text(&r);
 	out->timeline = nl_scn__run_tl_take(&r);
 	teardown(&r);
 	return 0;

@@ -23,7 +23,9 @@ typedef struct {
 	 * leases/edge-1 404"; "edge-2: " before it with several agents, the
 	 * User-Agent for a program's), NULL without a journal: the same
 	 * scenario gives the same text — unless it runs a program, when the
-	 * first line is NL_SCN_JOURNAL_REAL_TIME. */
+	 * first line is NL_SCN_JOURNAL_REAL_TIME, or ran on real time (a
+	 * cluster's, the client-side journal), when it is
+	 * NL_SCN_JOURNAL_CLUSTER. */
 	char *journal;
 	/* With nl_scn_run_options.timeline, the run for the report page
 	 * (<nodelet/timeline.h>): {"events": every journal entry and each Node
@@ -33,6 +35,7 @@ typedef struct {
 } nl_scn_run_result;
 
 #define NL_SCN_JOURNAL_REAL_TIME "# real time: a run: step's program ran, times vary between runs"
+#define NL_SCN_JOURNAL_CLUSTER "# real time: a cluster's, times vary between runs"
 
 typedef struct {
 	nl_scn_target_options target;

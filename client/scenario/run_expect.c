@@ -287,7 +287,7 @@ static int attempt(nl_scn__run *r, const nl_scn_step *st, json_object *spec, fai
 {
 	char path[256];
 	nl_err err = {0};
-	if (r->o->target.kind != NL_TARGET_CLUSTER && nl_scn__run_journal(r, &err) != 0)
+	if (nl_scn__run_journal(r, &err) != 0)
 		return fail(f, st->path, "%s", err.msg);
 	json_object_object_foreach(spec, key, val)
 	{

@@ -9,6 +9,7 @@
 #include <nodelet/client.h>
 
 #include "agent_host.h"
+#include "client_journal.h"
 #include "run.h"
 
 /* One agent of the scenario as it runs. */
@@ -28,6 +29,9 @@ typedef struct {
 	int64_t t0;         /* the clock at the start */
 	int64_t journal_t0; /* the same on the server's clock, for journal times */
 	nl_scn_target *target;
+	/* On a cluster, where no server journal is to be had: the agents'
+	 * requests as their own clients saw them. NULL elsewhere. */
+	nl_scn_cjournal *cjournal;
 	nl_client *client;              /* the runner's own: another writer, and the reader */
 	nl_scn__run_agent *agents;      /* sc->nagents of them */
 	char kubeconfig[PATH_MAX + 16]; /* for programs, written on first use; "" = none */

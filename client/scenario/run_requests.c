@@ -23,9 +23,14 @@ static int64_t entry_t(json_object *e)
 int nl_scn__run_journal(nl_scn__run *r, nl_err *err)
 {
 	json_object *items = NULL, *v;
-	int rc = nl_scn_target_journal(&items, r->target, err);
-	if (rc != 0)
-		return rc;
+	if (r->cjournal) {
+		if (!(items = nl_scn_cjournal_take(r->cjournal)))
+			return nl_err_set(err, NL_ENOMEM, "out of memory");
+	} else {
+		int rc = nl_scn_target_journal(&items, r->target, err);
+		if (rc != 0)
+			return rc;
+	}
 	for (size_t i = 0; i < json_object_array_length(items); i++) {
 		json_object *e = json_object_array_get_idx(items, i);
 		int64_t at = 0;
@@ -107,7 +112,9 @@ char *nl_scn__run_journal_text(nl_scn__run *r)
 	/* A program runs on real time, so its requests' times (and the
 	 * agents' after it) differ from run to run: the journal says so on its
 	 * first line, and the determinism check leaves such journals out. */
-	if (r->sc->programs)
+	if (!r->fake)
+		nl_buf_adds(&b, NL_SCN_JOURNAL_CLUSTER "\n");
+	else if (r->sc->programs)
 		nl_buf_adds(&b, NL_SCN_JOURNAL_REAL_TIME "\n");
 	for (size_t i = 0; i < json_object_array_length(r->history); i++) {
 		char line[512];

@@ -21,7 +21,7 @@
  * `requires:`, and inferred from its steps). */
 enum {
 	NL_REQ_FAULTS = 1u << 0,       /* fault, clearFaults */
-	NL_REQ_JOURNAL = 1u << 1,      /* expect: requests */
+	NL_REQ_JOURNAL = 1u << 1,      /* the server's journal: expect: requests with programs */
 	NL_REQ_VIRTUAL_TIME = 1u << 2, /* advance, expect: agent.sleeps, request timings */
 	NL_REQ_EMBEDDED = 1u << 3,     /* server settings, restartServer, the server's
 	                                  controllers on virtual time */
@@ -106,6 +106,9 @@ typedef struct {
 	size_t nagents;
 	int several;  /* written as `agents:`: each agent's requests say its node */
 	int programs; /* a `run:` step starts a program (real time passes) */
+	/* An `expect: requests`: the agents' requests are in the client-side
+	 * journal everywhere; with programs it needs the server's (journal). */
+	int expects_requests;
 	nl_scn_step *steps;
 	size_t nsteps;
 	nl_scn_marks *marks;

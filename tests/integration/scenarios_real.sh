@@ -1,9 +1,10 @@
 #!/bin/sh
 # The scenario suite in real-cluster mode (--kubeconfig, real time) against
 # nodelet-mockapi started as a separate process over HTTPS with a client
-# certificate: the code path a real cluster takes. Scenarios that need
-# faults, the journal, virtual time or nodelet-mockapi's own behaviour are
-# skipped with the reason; the rest must pass, and every object they
+# certificate: the code path a real cluster takes. The agent's requests
+# come from the runner's client-side journal. Scenarios that need faults,
+# the server's journal (a program's requests), virtual time or
+# nodelet-mockapi's own behaviour are skipped with the reason; the rest must pass, and every object they
 # created must be gone afterwards. Skips (77) when the mock has no TLS.
 set -u
 
@@ -35,15 +36,26 @@ objects() {
 objects >"$work/before"
 
 rc=0
+mkdir "$work/journals"
 "$RUNNER" --kubeconfig "$work/kubeconfig" --junit "$work/junit.xml" -j 2 \
+	--journal-dir "$work/journals" \
 	--fixtures-dir "$FIXTURES" "$FIXTURES/scenarios" >"$work/tap" 2>"$work/runner.err" || rc=$?
 cat "$work/tap"
 [ "$rc" -eq 0 ] || fail "scenarios failed against $url (exit $rc)"
 
 summary=$(tail -1 "$work/tap")
 passed=${summary%% passed*}
-[ "$passed" -ge 6 ] || fail "only $passed scenarios ran against the cluster"
-grep -q "# SKIP requires journal" "$work/tap" || fail "no scenario was skipped for the journal"
+[ "$passed" -ge 7 ] || fail "only $passed scenarios ran against the cluster"
+# expect: requests about the agent's own requests holds on a cluster too:
+# the runner's client-side journal has them, on real time.
+grep -q "^ok [0-9]* - lease-retry-update-node-not-found$" "$work/tap" ||
+	fail "the agent's requests were not checked against the cluster"
+j="$work/journals/lease-retry-update-node-not-found.journal"
+head -1 "$j" | grep -q '^# real time:' || fail "$j does not say it is on real time"
+[ "$(grep -c ' get nodes/edge-1 404$' "$j")" -eq 5 ] || { cat "$j"; fail "$j: not five 404s"; }
+# A program's requests are only in a server's journal.
+grep -q "^ok [0-9]* - programs-leader-takeover # SKIP requires .*journal" "$work/tap" ||
+	fail "no scenario was skipped for the journal"
 grep -q "(not available with --kubeconfig)" "$work/tap" || fail "skips do not say why"
 grep -q '<testsuite name="nodelet-scenario"' "$work/junit.xml" || fail "no JUnit report"
 

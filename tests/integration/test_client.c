@@ -585,6 +585,63 @@ static void test_client__request_metrics_count_attempts_and_time_requests(void)
 	nl_client_free(c);
 }
 
+/* on_attempt: every attempt, retries included, with its path as sent, its
+ * answer, when it was sent on the client's clock and the User-Agent; a
+ * request without an answer says 0. */
+typedef struct {
+	int n;
+	char lines[8][160];
+} attempt_log;
+
+static void log_attempt(const nl_request_attempt *a, void *payload)
+{
+	attempt_log *l = payload;
+	if (l->n < 8)
+		snprintf(l->lines[l->n], sizeof(l->lines[0]), "%s %s %ld @%lld %zu %s", a->method,
+		         a->path, a->code, (long long)a->at, a->request_bytes,
+		         strncmp(a->user_agent, "attempts/", 9) == 0 ? a->user_agent : "?");
+	l->n++;
+}
+
+static void test_client__on_attempt_tells_each_attempt(void)
+{
+	nl_clock *clock;
+	attempt_log l = {0};
+	nl_rest_config cfg = {0};
+	nl_client_options o;
+	nl_client *c = NULL;
+	nl_result res = NL_RESULT_INIT;
+	json_object *out = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_clock_new_fake(&clock, 1000), 0);
+	cfg.server = (char *)base;
+	nl_client_options_init(&o);
+	o.qps = -1;
+	o.clock = clock;
+	o.user_agent = "attempts/1";
+	o.on_attempt = log_attempt;
+	o.attempt_payload = &l;
+	CU_ASSERT_EQUAL_FATAL(nl_client_new(&c, &cfg, &o, NULL), 0);
+	add_fault("{\"match\":{\"verb\":\"get\",\"resource\":\"namespaces\"},"
+	          "\"action\":{\"status\":429,\"retryAfterSeconds\":2},\"times\":1}");
+	CU_ASSERT_EQUAL(nl_api_get(&out, c, "/api/v1/namespaces/default", &res), 0);
+	json_object_put(out);
+	out = NULL;
+	mock_server_remove_fault(srv, NULL);
+	json_object *ns = nl_test_json("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+	                               "\"metadata\":{\"name\":\"default\"}}");
+	CU_ASSERT_EQUAL(nl_api_create(&out, c, "/api/v1/namespaces", ns, NULL, &res), NL_EEXISTS);
+	json_object_put(ns);
+	CU_ASSERT_EQUAL_FATAL(l.n, 3);
+	CU_ASSERT_STRING_EQUAL(l.lines[0], "GET /api/v1/namespaces/default 429 @1000 0 attempts/1");
+	CU_ASSERT_STRING_EQUAL(l.lines[1],
+	                       "GET /api/v1/namespaces/default 200 @2001000 0 attempts/1");
+	CU_ASSERT_EQUAL(strncmp(l.lines[2], "POST /api/v1/namespaces 409 @2001000 ", 37), 0);
+	CU_ASSERT_STRING_NOT_EQUAL(l.lines[2] + 37, "0 attempts/1"); /* the body's bytes */
+	nl_result_clear(&res);
+	nl_client_free(c);
+	nl_clock_free(clock);
+}
+
 static void test_client__retries_stop_after_ten(void)
 {
 	nl_clock *clock;
@@ -876,6 +933,7 @@ static CU_TestInfo tests[] = {
     {"list_pages_and_list_all", test_client__list_pages_and_list_all},
     {"patch_types", test_client__patch_types},
     {"429_with_retry_after_is_retried", test_client__429_with_retry_after_is_retried},
+    {"on_attempt_tells_each_attempt", test_client__on_attempt_tells_each_attempt},
     {"retries_stop_after_ten", test_client__retries_stop_after_ten},
     {"retries_stop_at_the_request_timeout", test_client__retries_stop_at_the_request_timeout},
     {"5xx_retried_only_with_retry_after", test_client__5xx_retried_only_with_retry_after},

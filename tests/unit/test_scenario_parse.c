@@ -33,7 +33,7 @@ static void test_scenario_parse__a_file_using_every_part(void)
 	CU_ASSERT_EQUAL(sc->timeout_usec, 30 * INT64_C(1000000));
 	CU_ASSERT_EQUAL(sc->seed, 7);
 	CU_ASSERT_EQUAL(sc->start_usec, INT64_C(1795964645) * 1000000);
-	/* Declared mockapi; faults, journal, virtual time (advance, sleeps,
+	/* Declared mockapi and journal; faults, virtual time (advance, sleeps,
 	 * timings) and embedded (server:, restartServer) inferred. */
 	CU_ASSERT_EQUAL(sc->requires, NL_REQ_ALL);
 	CU_ASSERT_EQUAL(json_object_array_length(sc->cluster), 2);
@@ -56,6 +56,51 @@ static void test_scenario_parse__a_file_using_every_part(void)
 	char where[128];
 	nl_scn_where(where, sizeof(where), sc, "steps[15].expect.object.fields");
 	CU_ASSERT_PTR_NOT_NULL(strstr(where, "good.yaml:52"));
+	nl_scn_free(sc);
+}
+
+/* `expect: requests` about the agents' requests needs no server journal:
+ * the runner's client-side journal has them on any target. A program's
+ * requests are only in the server's. */
+static void test_scenario_parse__requests_need_the_journal_only_with_programs(void)
+{
+	const char *agent_only =
+	    "agent: {nodeName: edge}\n"
+	    "steps: [{sync: lease}, {expect: {requests: [get leases/edge]}}]\n";
+	const char *with_program = "agent: {nodeName: edge}\n"
+	                           "steps:\n"
+	                           "  - expect: {requests: {count: {'*': 0}}}\n"
+	                           "  - run: {command: [/bin/true]}\n";
+	nl_scn_scenario *sc = NULL;
+	CU_ASSERT_EQUAL_FATAL(
+	    nl_scn_parse(&sc, agent_only, strlen(agent_only), "a.yaml", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(sc->requires, 0);
+	nl_scn_free(sc);
+	sc = NULL;
+	CU_ASSERT_EQUAL_FATAL(
+	    nl_scn_parse(&sc, with_program, strlen(with_program), "p.yaml", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(sc->requires, NL_REQ_JOURNAL);
+	nl_scn_free(sc);
+}
+
+/* ${now} in an expectation is the clock's exact time: it holds on virtual
+ * time only. Written into an object it is just a time. */
+static void test_scenario_parse__now_in_an_expectation_needs_virtual_time(void)
+{
+	const char *expects = "agent: {nodeName: edge}\n"
+	                      "steps:\n"
+	                      "  - expect: {object: {kind: Lease, name: edge, namespace: ns1,\n"
+	                      "                      match: {spec: {renewTime: '${now}'}}}}\n";
+	const char *writes = "steps:\n"
+	                     "  - apply: {apiVersion: v1, kind: ConfigMap, metadata: {name: c},\n"
+	                     "            data: {at: '${now}'}}\n";
+	nl_scn_scenario *sc = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_scn_parse(&sc, expects, strlen(expects), "e.yaml", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(sc->requires, NL_REQ_VIRTUAL_TIME);
+	nl_scn_free(sc);
+	sc = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_scn_parse(&sc, writes, strlen(writes), "w.yaml", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(sc->requires, 0);
 	nl_scn_free(sc);
 }
 
@@ -432,6 +477,10 @@ static void test_scenario_parse__expectations(void)
 static CU_TestInfo tests[] = {
     {"a_file_using_every_part", test_scenario_parse__a_file_using_every_part},
     {"defaults", test_scenario_parse__defaults},
+    {"requests_need_the_journal_only_with_programs",
+     test_scenario_parse__requests_need_the_journal_only_with_programs},
+    {"now_in_an_expectation_needs_virtual_time",
+     test_scenario_parse__now_in_an_expectation_needs_virtual_time},
     {"syntax_errors_have_positions", test_scenario_parse__syntax_errors_have_positions},
     {"top_level_fields", test_scenario_parse__top_level_fields},
     {"cluster_and_agent", test_scenario_parse__cluster_and_agent},

@@ -146,6 +146,10 @@ typedef struct {
 	/* The heartbeat client's User-Agent (copied); NULL = the client's
 	 * default, "nodelet/<version> (<os>/<arch>)". */
 	const char *user_agent;
+	/* Told each attempt of the heartbeat client (nl_client_options'
+	 * on_attempt; not an existing client's); NULL = nothing. */
+	nl_attempt_cb on_attempt;
+	void *attempt_payload;
 	/* Borrowed; NULL = the client's clock, or a real clock the agent owns.
 	 * Must be the client's clock when both are given. */
 	nl_clock *clock;

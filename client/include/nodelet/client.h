@@ -59,6 +59,25 @@ const char *nl_content_type_name(nl_content_type t);
  * 0, or NL_EINVAL for anything else. */
 int nl_content_type_parse(nl_content_type *out, const char *media_type);
 
+/* One attempt of a request, as the client saw it (all borrowed for the
+ * call): what nl_client_options.on_attempt is told. */
+typedef struct {
+	const char *method; /* "GET", "PUT", ... */
+	/* After the server URL, query included, as sent (percent-encoded):
+	 * "/api/v1/nodes/edge-1". */
+	const char *path;
+	long code;             /* the HTTP status; 0 = no answer */
+	int64_t at;            /* the client's clock (nl_clock_now) when it was sent */
+	int64_t duration_usec; /* until its answer, or a stream's first bytes */
+	size_t request_bytes;  /* the body sent */
+	const char *user_agent;
+} nl_request_attempt;
+
+/* Called once per attempt when it is over (a stream: when its answer
+ * starts), retries included, on the thread that ran it: the blocking
+ * caller's or the loop's. It must not call the client. */
+typedef void (*nl_attempt_cb)(const nl_request_attempt *a, void *payload);
+
 typedef struct {
 	double qps;              /* 0 = 5; < 0 = no client-side limit */
 	int burst;               /* 0 = 10 */
@@ -78,6 +97,10 @@ typedef struct {
 	nl_loop *loop;
 	nl_clock *clock;
 	nl_content_type content_type; /* 0 = JSON */
+	/* Each attempt's outcome (a test's or a runner's record of what this
+	 * client sent); NULL = none. */
+	nl_attempt_cb on_attempt;
+	void *attempt_payload;
 } nl_client_options;
 
 void nl_client_options_init(nl_client_options *o);
