@@ -229,9 +229,15 @@ static int check_selected(const options *o, const nl_scn_suite *s)
 	return bad_usage("no scenario found in %s", o->paths[0]);
 }
 
+typedef struct {
+	nl_scn_report_counts counts;
+	nl_scn_target_kind target;
+} tap_state;
+
 static void print_item(const nl_scn_suite_item *it, size_t index, void *payload)
 {
-	nl_scn_report_tap_item(stdout, it, index + 1, payload);
+	tap_state *t = payload;
+	nl_scn_report_tap_item(stdout, it, index + 1, t->target, &t->counts);
 }
 
 static int list_suite(const nl_scn_suite *s)
@@ -275,7 +281,7 @@ int nl_scn_main(int argc, char **argv)
 	options o;
 	nl_scn_suite s;
 	nl_err err = {0};
-	nl_scn_report_counts counts = {0};
+	tap_state tap = {0};
 	memset(&o, 0, sizeof(o));
 	o.so.jobs = 1;
 	o.so.run.target.kind = NL_TARGET_EMBEDDED;
@@ -301,12 +307,13 @@ int nl_scn_main(int argc, char **argv)
 		rc = o.list ? list_suite(&s) : check_suite(&s);
 	} else {
 		nl_scn_report_tap_plan(stdout, s.n);
-		if (nl_scn_suite_run(&s, &o.so, print_item, &counts) != 0)
+		tap.target = o.so.run.target.kind;
+		if (nl_scn_suite_run(&s, &o.so, print_item, &tap) != 0)
 			fprintf(stderr, "nodelet-scenario: cannot run the scenarios\n");
-		nl_scn_report_summary(stdout, &counts);
-		rc = counts.failed > 0 || counts.passed + counts.skipped != s.n ||
+		nl_scn_report_summary(stdout, &tap.counts);
+		rc = tap.counts.failed > 0 || tap.counts.passed + tap.counts.skipped != s.n ||
 		     s.journal_errors > 0;
-		if (o.junit && nl_scn_report_junit(o.junit, &s, &err) != 0) {
+		if (o.junit && nl_scn_report_junit(o.junit, &s, o.so.run.target.kind, &err) != 0) {
 			fprintf(stderr, "nodelet-scenario: --junit %s\n", err.msg);
 			rc = 1;
 		}

@@ -24,8 +24,30 @@ static void block(FILE *f, const char *key, const char *text)
 	}
 }
 
+void nl_scn_report_ran_on(const char **target, const char **clock, nl_scn_target_kind k,
+                          const nl_scn_suite_item *it)
+{
+	*target = *clock = NULL;
+	if (!it->sc || it->result.outcome == NL_OUTCOME_SKIP)
+		return;
+	*target = k == NL_TARGET_EMBEDDED ? "embedded"
+	          : k == NL_TARGET_SERVER ? "server"
+	                                  : "kubeconfig";
+	*clock = nl_scn_target_virtual(k) ? "virtual" : "real";
+}
+
+static void tap_ran_on(FILE *f, const nl_scn_suite_item *it, nl_scn_target_kind k)
+{
+	const char *target, *clock;
+	nl_scn_report_ran_on(&target, &clock, k, it);
+	if (target)
+		fprintf(f, "# ran %s: target=%s clock=%s\n", it->name, target, clock);
+	else
+		fprintf(f, "# ran %s: not run\n", it->name);
+}
+
 void nl_scn_report_tap_item(FILE *f, const nl_scn_suite_item *it, size_t number,
-                            nl_scn_report_counts *c)
+                            nl_scn_target_kind k, nl_scn_report_counts *c)
 {
 	const nl_scn_run_result *r = &it->result;
 	switch (r->outcome) {
@@ -48,6 +70,7 @@ void nl_scn_report_tap_item(FILE *f, const nl_scn_suite_item *it, size_t number,
 		fprintf(f, "  ...\n");
 		break;
 	}
+	tap_ran_on(f, it, k);
 	fflush(f);
 }
 
@@ -81,7 +104,7 @@ static void xml_text(FILE *f, const char *s)
 	}
 }
 
-int nl_scn_report_junit(const char *path, const nl_scn_suite *s, nl_err *err)
+int nl_scn_report_junit(const char *path, const nl_scn_suite *s, nl_scn_target_kind k, nl_err *err)
 {
 	nl_scn_report_counts c = {0};
 	double total = 0;
@@ -106,6 +129,12 @@ int nl_scn_report_junit(const char *path, const nl_scn_suite *s, nl_err *err)
 		fputs("\" name=\"", f);
 		xml_text(f, it->name);
 		fprintf(f, "\" time=\"%.3f\">", it->seconds);
+		const char *target, *clock;
+		nl_scn_report_ran_on(&target, &clock, k, it);
+		fprintf(f,
+		        "<properties><property name=\"target\" value=\"%s\"/>"
+		        "<property name=\"clock\" value=\"%s\"/></properties>",
+		        target ? target : "none", clock ? clock : "none");
 		if (it->result.outcome == NL_OUTCOME_SKIP) {
 			fputs("<skipped message=\"", f);
 			xml_text(f, it->result.message);

@@ -24,6 +24,9 @@ cat "$work/tap"
 summary=$(tail -1 "$work/tap")
 case "$summary" in *" passed, 0 failed, 0 skipped") ;; *) fail "unexpected summary: $summary" ;; esac
 grep -q '<testcase classname=' "$work/junit.xml" || fail "no JUnit report"
+# Each says where it ran: all on the embedded server, on virtual time.
+[ "$(grep -c '^# ran [^:]*: target=embedded clock=virtual$' "$work/tap")" -eq "${summary%% passed*}" ] ||
+	fail "not every scenario says it ran on the embedded server"
 
 # Determinism: another run, other parallelism, the same journals.
 "$RUNNER" -j 2 --fixtures-dir "$FIXTURES" --journal-dir "$work/j2" "$FIXTURES/scenarios" \

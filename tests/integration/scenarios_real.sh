@@ -53,6 +53,16 @@ grep -q "^ok [0-9]* - lease-retry-update-node-not-found$" "$work/tap" ||
 j="$work/journals/lease-retry-update-node-not-found.journal"
 head -1 "$j" | grep -q '^# real time:' || fail "$j does not say it is on real time"
 [ "$(grep -c ' get nodes/edge-1 404$' "$j")" -eq 5 ] || { cat "$j"; fail "$j: not five 404s"; }
+# Each scenario says where it ran, so two runs can be diffed: a TAP
+# comment after its result and JUnit properties.
+grep -q "^# ran lease-retry-update-node-not-found: target=kubeconfig clock=real$" "$work/tap" ||
+	fail "no target report for a scenario that ran"
+grep -q "^# ran config-assign-and-graduate: not run$" "$work/tap" ||
+	fail "no target report for a skipped scenario"
+[ "$(grep -c '^# ran ' "$work/tap")" -eq "$(grep -c '^\(not \)\?ok ' "$work/tap")" ] ||
+	fail "not every scenario says where it ran"
+grep -q '<property name="target" value="kubeconfig"/><property name="clock" value="real"/>' \
+	"$work/junit.xml" || fail "no target properties in the JUnit report"
 # A program's requests are only in a server's journal.
 grep -q "^ok [0-9]* - programs-leader-takeover # SKIP requires .*journal" "$work/tap" ||
 	fail "no scenario was skipped for the journal"

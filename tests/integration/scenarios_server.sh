@@ -24,4 +24,7 @@ grep -q "# SKIP requires .*embedded (not available with --server)" "$work/tap" |
 summary=$(tail -1 "$work/tap")
 passed=${summary%% passed*}
 [ "$passed" -ge 20 ] || fail "only $passed scenarios passed with --server"
+# The agent's clock is virtual on a running server.
+[ "$(grep -c '^# ran [^:]*: target=server clock=virtual$' "$work/tap")" -eq "$passed" ] ||
+	fail "not every scenario says it ran on the server, on virtual time"
 echo "PASS: $summary against $url"
