@@ -582,6 +582,25 @@ static int parse_agents(nl_scn__pctx *c, json_object *one, json_object *list)
 	return 0;
 }
 
+/* realTime: {scale: S}, 0 < S <= 1. */
+static int parse_real_time(nl_scn__pctx *c, json_object *v)
+{
+	static const char *const keys[] = {"scale", NULL};
+	json_object *s;
+	int rc = nl_scn__pwant(c, "realTime", v, json_type_object, "a mapping like {scale: 0.1}");
+	if (rc != 0 || (rc = nl_scn__pkeys(c, "realTime", v, keys, keys)) != 0)
+		return rc;
+	json_object_object_get_ex(v, "scale", &s);
+	double d = json_object_is_type(s, json_type_double) || json_object_is_type(s, json_type_int)
+	               ? json_object_get_double(s)
+	               : 0;
+	if (!(d > 0 && d <= 1))
+		return nl_scn__pfail(c, "realTime.scale",
+		                     "expected a number above 0 and at most 1");
+	c->sc->real_time_scale = d;
+	return 0;
+}
+
 static int parse_header(nl_scn__pctx *c, json_object *doc)
 {
 	nl_scn_scenario *sc = c->sc;
@@ -607,6 +626,8 @@ static int parse_header(nl_scn__pctx *c, json_object *doc)
 		return rc;
 	if (json_object_object_get_ex(doc, "timeout", &v) &&
 	    (rc = nl_scn__pduration(c, "timeout", v, 0, &sc->timeout_usec)) != 0)
+		return rc;
+	if (json_object_object_get_ex(doc, "realTime", &v) && (rc = parse_real_time(c, v)) != 0)
 		return rc;
 	if (json_object_object_get_ex(doc, "seed", &v)) {
 		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
@@ -646,9 +667,10 @@ static int parse_steps(nl_scn__pctx *c, json_object *v)
 
 static int parse_doc(nl_scn__pctx *c, json_object *doc)
 {
-	static const char *const keys[] = {"name",  "description", "tags",  "requires", "timeout",
-	                                   "seed",  "startTime",   "vars",  "server",   "cluster",
-	                                   "agent", "agents",      "steps", NULL};
+	static const char *const keys[] = {"name",    "description", "tags",      "requires",
+	                                   "timeout", "seed",        "startTime", "realTime",
+	                                   "vars",    "server",      "cluster",   "agent",
+	                                   "agents",  "steps",       NULL};
 	static const char *const required[] = {"steps", NULL};
 	json_object *v;
 	int rc;

@@ -356,6 +356,8 @@ static int parse_arg(nl_scn__pctx *c, nl_scn_step *st, const char *path)
 	case NL_STEP_RESTART:
 		return needs_agent(c, path, nl_scn_step_name(st->kind));
 	case NL_STEP_ADVANCE:
+		/* On real time it waits, scaled: only where the scenario says so. */
+		if (!c->sc->real_time_scale)
 		c->sc->requires
 		|= NL_REQ_VIRTUAL_TIME;
 		return nl_scn__pduration(c, path, st->arg, 1, &st->usec);

@@ -416,6 +416,11 @@ static int run_step(nl_scn__run *r, const nl_scn_step *st)
 	case NL_STEP_PROGRAM:
 		return nl_scn__run_program(r, st);
 	case NL_STEP_ADVANCE:
+		if (!r->fake) /* realTime: {scale} declared, else skipped */
+			return nl_scn__run_pass_time(
+			           r, (int64_t)((double)st->usec * r->sc->real_time_scale)) < 0
+			           ? nl_scn__run_fail(r, st, NULL, "the agent's loop failed")
+			           : 0;
 		return nl_clock_advance(r->clock, st->usec)
 		           ? nl_scn__run_fail(r, st, NULL, "no clock")
 		           : 0;

@@ -92,10 +92,14 @@ typedef struct {
 	char *description;
 	char **tags;
 	size_t ntags;
-	unsigned requires;         /* NL_REQ_* declared and inferred */
-	int64_t timeout_usec;      /* real time for the whole scenario */
-	uint64_t seed;             /* the server's fault PRNG and the agent's jitter */
-	int64_t start_usec;        /* the virtual clock's start */
+	unsigned requires;    /* NL_REQ_* declared and inferred */
+	int64_t timeout_usec; /* real time for the whole scenario */
+	uint64_t seed;        /* the server's fault PRNG and the agent's jitter */
+	int64_t start_usec;   /* the virtual clock's start */
+	/* `realTime: {scale: S}`: on real time an advance waits S times its
+	 * duration (the scenario's point allows it); 0 = not declared, advance
+	 * needs virtual time. */
+	double real_time_scale;
 	json_object *doc;          /* the document; owns the borrowed values */
 	json_object *vars;         /* `vars:` (borrowed) or NULL */
 	json_object *server;       /* `server:` settings (borrowed) or NULL */

@@ -45,7 +45,7 @@ cat "$work/tap"
 
 summary=$(tail -1 "$work/tap")
 passed=${summary%% passed*}
-[ "$passed" -ge 7 ] || fail "only $passed scenarios ran against the cluster"
+[ "$passed" -ge 9 ] || fail "only $passed scenarios ran against the cluster"
 # expect: requests about the agent's own requests holds on a cluster too:
 # the runner's client-side journal has them, on real time.
 grep -q "^ok [0-9]* - lease-retry-update-node-not-found$" "$work/tap" ||

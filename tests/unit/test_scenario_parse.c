@@ -104,6 +104,27 @@ static void test_scenario_parse__now_in_an_expectation_needs_virtual_time(void)
 	nl_scn_free(sc);
 }
 
+static void assert_rejected(const char *text, const char *want);
+
+/* realTime: {scale: S} lets advance run on real time, S times as long:
+ * advance then no longer needs virtual time. */
+static void test_scenario_parse__real_time_scale(void)
+{
+	const char *scaled = "realTime: {scale: 0.1}\nagent: {nodeName: edge}\n"
+	                     "steps: [{sync: lease}, {advance: 10s}, {sync: lease}]\n";
+	nl_scn_scenario *sc = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_scn_parse(&sc, scaled, strlen(scaled), "s.yaml", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(sc->requires, 0);
+	CU_ASSERT_DOUBLE_EQUAL(sc->real_time_scale, 0.1, 1e-12);
+	nl_scn_free(sc);
+	assert_rejected("realTime: {scale: 0}\nsteps: [start]\n",
+	                "t.yaml:1:12: realTime.scale: expected a number above 0 and at most 1");
+	assert_rejected("realTime: {scale: 2}\nsteps: [start]\n",
+	                "t.yaml:1:12: realTime.scale: expected a number above 0 and at most 1");
+	assert_rejected("realTime: {speed: 1}\nsteps: [start]\n",
+	                "t.yaml:1:12: realTime.speed: unknown field (expected one of: scale)");
+}
+
 static void test_scenario_parse__defaults(void)
 {
 	const char *text = "steps: [start]\nagent: {nodeName: edge}\n";
@@ -152,8 +173,8 @@ static void test_scenario_parse__top_level_fields(void)
 	assert_rejected(
 	    "name: x\nstep: []\n",
 	    "t.yaml:2:1: step: unknown field (expected one of: name, description, tags, "
-	    "requires, timeout, seed, startTime, vars, server, cluster, agent, agents, "
-	    "steps)");
+	    "requires, timeout, seed, startTime, realTime, vars, server, cluster, agent, "
+	    "agents, steps)");
 	assert_rejected("timeout: 10\nsteps: [start]\n",
 	                "t.yaml:1:1: timeout: expected a duration like 10s or 1m30s, got a number");
 	assert_rejected("requires: [faults, clocks]\nsteps: [start]\n",
@@ -477,6 +498,7 @@ static void test_scenario_parse__expectations(void)
 static CU_TestInfo tests[] = {
     {"a_file_using_every_part", test_scenario_parse__a_file_using_every_part},
     {"defaults", test_scenario_parse__defaults},
+    {"real_time_scale", test_scenario_parse__real_time_scale},
     {"requests_need_the_journal_only_with_programs",
      test_scenario_parse__requests_need_the_journal_only_with_programs},
     {"now_in_an_expectation_needs_virtual_time",
