@@ -102,6 +102,15 @@ static void put_text(json_object *o, const char *key, json_object *from, const c
 		json_object_object_add(o, key, json_object_get(v));
 }
 
+int nl_timeline_collect_object(const char *json, size_t len, void *payload)
+{
+	json_object *o = json_tokener_parse(json); /* stored text ends in a NUL */
+	(void)len;
+	if (o)
+		json_object_array_add(payload, o);
+	return 0;
+}
+
 json_object *nl_timeline_condition(const char *node, json_object *cond, int64_t t)
 {
 	json_object *e = json_object_new_object();

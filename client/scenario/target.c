@@ -8,6 +8,7 @@
 #include <nodelet/fs.h>
 #include <nodelet/meta.h>
 #include <nodelet/nodelet_config.h>
+#include <nodelet/timeline.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <storage/store.h>
@@ -292,15 +293,6 @@ int nl_scn_target_kubeconfig(const char **use, nl_scn_target *t, const char *pat
 	return nl_fs_replace_file(NULL, path, text, (size_t)n, 0600, err);
 }
 
-static int add_node(const char *json, size_t len, void *payload)
-{
-	json_object *n = json_tokener_parse(json);
-	(void)len;
-	if (n)
-		json_object_array_add(payload, n);
-	return 0;
-}
-
 /* The Nodes of GET /mockapi/v1/objects. */
 static int server_nodes(json_object *out, nl_scn_target *t, nl_err *err)
 {
@@ -327,8 +319,8 @@ int nl_scn_target_nodes(json_object **out, nl_scn_target *t, nl_err *err)
 		return nl_err_set(err, NL_ENOMEM, "out of memory");
 	if (t->kind == NL_TARGET_EMBEDDED)
 		rc = mock_store_visit(mock_server_store(t->server),
-		                      mock_resource_get(MOCK_KIND_NODE), NULL, add_node, nodes, &rv,
-		                      NULL)
+		                      mock_resource_get(MOCK_KIND_NODE), NULL,
+		                      nl_timeline_collect_object, nodes, &rv, NULL)
 		         ? nl_err_set(err, NL_ERROR, "cannot read the Nodes")
 		         : 0;
 	else if (t->kind == NL_TARGET_SERVER)

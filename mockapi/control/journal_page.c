@@ -6,15 +6,6 @@
 
 #include "api/resources.h"
 
-static int add_node(const char *json, size_t len, void *payload)
-{
-	json_object *n = json_tokener_parse(json);
-	(void)len;
-	if (n)
-		json_object_array_add(payload, n);
-	return 0;
-}
-
 /* {"title", "runs": [the journal as one run]}, NULL when out of memory. */
 static json_object *page_doc(mock_journal *j, mock_store *store, uint64_t since)
 {
@@ -22,8 +13,8 @@ static json_object *page_doc(mock_journal *j, mock_store *store, uint64_t since)
 	json_object *journal = mock_journal_to_json(j, since), *nodes = json_object_new_array();
 	json_object *doc = json_object_new_object(), *runs = json_object_new_array(), *run = NULL;
 	if (nodes)
-		mock_store_visit(store, mock_resource_get(MOCK_KIND_NODE), NULL, add_node, nodes,
-		                 &rv, NULL);
+		mock_store_visit(store, mock_resource_get(MOCK_KIND_NODE), NULL,
+		                 nl_timeline_collect_object, nodes, &rv, NULL);
 	if (journal && nodes && doc && runs)
 		run = nl_timeline_journal_run(json_object_object_get(journal, "items"), nodes,
 		                              "nodelet-mockapi journal");

@@ -36,6 +36,11 @@ int nl_timeline_html(nl_buf *out, json_object *doc);
  * reference, NULL when out of memory; items and nodes are borrowed. */
 json_object *nl_timeline_journal_run(json_object *items, json_object *nodes, const char *name);
 
+/* A store visitor (the mock's mock_store_visit callback shape) collecting
+ * nodes for nl_timeline_journal_run: parses json and appends it to the
+ * json_object array payload; text that does not parse is skipped. 0. */
+int nl_timeline_collect_object(const char *json, size_t len, void *payload);
+
 /* One Node condition (cond: a NodeCondition, borrowed) as an event at t:
  * {"t", "kind": "condition", "node", "type", "status", "reason", "since"
  * (its lastTransitionTime)}. New reference, NULL when out of memory. */
