@@ -370,9 +370,25 @@ int nl_status_parse(nl_status **out, const char *body, size_t len)
 		return NL_EPARSE;
 	if (len > INT_MAX)
 		return NL_ETOOBIG;
-	json_tokener *tok = json_tokener_new();
-	if (!tok)
+	/* Strings as client-go's decoder reads them: invalid UTF-8 becomes
+	 * U+FFFD, so what we keep encodes back to the same text. */
+	char *clean = NULL;
+	size_t clean_len = 0;
+	if (nl_json_text_clean(&clean, &clean_len, body, len) != 0)
 		return NL_ENOMEM;
+	if (clean) {
+		if (clean_len > INT_MAX) {
+			free(clean);
+			return NL_ETOOBIG;
+		}
+		body = clean;
+		len = clean_len;
+	}
+	json_tokener *tok = json_tokener_new();
+	if (!tok) {
+		free(clean);
+		return NL_ENOMEM;
+	}
 	json_object *obj = json_tokener_parse_ex(tok, body, (int)len);
 	int rc = NL_EPARSE;
 	/* Only trailing whitespace may follow: the apiserver ends bodies with "\n". */
@@ -382,6 +398,7 @@ int nl_status_parse(nl_status **out, const char *body, size_t len)
 		rc = nl_status_from_json(out, obj);
 	json_object_put(obj);
 	json_tokener_free(tok);
+	free(clean);
 	return rc;
 }
 

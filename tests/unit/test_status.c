@@ -489,6 +489,30 @@ static void test_status__continue_token_round_trips(void)
 	nl_status_free(st);
 }
 
+/* A hostile server's invalid UTF-8 reads as client-go's decoder reads it:
+ * each bad byte one U+FFFD, so encoding it back and parsing again gives the
+ * same fields (an overlong "\xc0\x80" was written back as \u0000 and cut
+ * the kind short: found by fuzz_status). */
+static void test_status__invalid_utf8_reads_as_go_reads_it(void)
+{
+	static const char body[] = "{\"kind\":\"Status\",\"status\":\"Failure\","
+	                           "\"message\":\"a\xff b\",\"reason\":\"NotFound\","
+	                           "\"details\":{\"kind\":\"l\xc0\x80"
+	                           "eases\"},\"code\":404}";
+	nl_status *st = NULL, *back = NULL;
+	CU_ASSERT_EQUAL_FATAL(nl_status_parse(&st, body, sizeof(body) - 1), 0);
+	CU_ASSERT_STRING_EQUAL(st->message, "a\xef\xbf\xbd b");
+	CU_ASSERT_STRING_EQUAL(st->kind, "l\xef\xbf\xbd\xef\xbf\xbd"
+	                                 "eases");
+	char *text = nl_status_to_string(st);
+	CU_ASSERT_EQUAL_FATAL(nl_status_parse(&back, text, strlen(text)), 0);
+	CU_ASSERT_STRING_EQUAL(back->kind, st->kind);
+	CU_ASSERT_STRING_EQUAL(back->message, st->message);
+	free(text);
+	nl_status_free(st);
+	nl_status_free(back);
+}
+
 static CU_TestInfo status_tests[] = {
     {"marked_nul_is_written_as_go_writes_it", test_status__marked_nul_is_written_as_go_writes_it},
     {"continue_token_round_trips", test_status__continue_token_round_trips},
@@ -524,6 +548,7 @@ static CU_TestInfo status_tests[] = {
     {"parse_is_tolerant", test_status__parse_is_tolerant},
     {"parse_rejects_non_status", test_status__parse_rejects_non_status},
     {"from_json_borrows", test_status__from_json_borrows},
+    {"invalid_utf8_reads_as_go_reads_it", test_status__invalid_utf8_reads_as_go_reads_it},
     CU_TEST_INFO_NULL,
 };
 
